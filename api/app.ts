@@ -1,0 +1,59 @@
+import bodyParser from '@koa/bodyparser';
+import cors from '@koa/cors';
+import Router from '@koa/router';
+import Koa from 'koa';
+import helmet from 'koa-helmet';
+import ratelimit from 'koa-ratelimit';
+import type { AppDeps } from './context';
+import { auditMiddleware } from './middleware/audit';
+import { authMiddleware } from './middleware/auth';
+import { errorMiddleware } from './middleware/errors';
+import { registerDocsRoutes } from './openapi';
+import { registerAuditRoutes } from './routes/audit';
+import { registerAuthRoutes } from './routes/auth';
+import { eventStreamPaths, type RouteTable } from './routes/define';
+import { registerSystemRoutes } from './routes/system';
+
+/** Every area registers its routes here; the order only matters for the OpenAPI listing. */
+const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerDocsRoutes];
+
+const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];
+
+/** Builds the Koa app from its dependencies; nothing here touches the network or database until a request comes. */
+export function createApp(deps: AppDeps): { app: Koa; table: RouteTable } {
+  const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
+  (app.context as any).deps = deps;
+  const table: RouteTable = { router: new Router(), routes: [] };
+  for (const register of AREAS) register(table);
+  let streams: RegExp[] | undefined;
+
+  app.use(errorMiddleware());
+  app.use(helmet({ contentSecurityPolicy: false }));
+  app.use(
+    cors({
+      origin: (ctx) => {
+        const origin = ctx.get('Origin');
+        return deps.env.corsOrigins.includes(origin) ? origin : '';
+      },
+      credentials: true,
+    }),
+  );
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.env.bodyLimit, encoding: 'utf-8' }));
+  app.use(
+    ratelimit({
+      driver: 'memory',
+      db: new Map(),
+      duration: 60_000,
+      max: deps.env.loginRateLimit,
+      throw: true,
+      errorMessage: 'Too many sign-in attempts; wait a minute and try again',
+      id: (ctx) => `${ctx.ip}:${String((ctx.request as any).body?.email ?? '').toLowerCase()}`,
+      whitelist: (ctx) => !(ctx.method === 'POST' && LOGIN_PATHS.includes(ctx.path)),
+    }),
+  );
+  for (const mw of authMiddleware(deps.db, deps.auth, () => (streams ??= eventStreamPaths(table)))) app.use(mw);
+  app.use(auditMiddleware(deps.db));
+  app.use(table.router.routes());
+  app.use(table.router.allowedMethods());
+  return { app, table };
+}

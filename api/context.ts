@@ -1,0 +1,59 @@
+import type Koa from 'koa';
+import type { Db } from '../db/pool';
+import type { Env } from '../lib/env';
+import type { DataCache } from './cache';
+import type { AuthSettings } from './auth/settings';
+
+export type Role = 'admin' | 'user' | 'superadmin';
+
+/** The caller, as verified from the token and refreshed from the database on every request. */
+export interface AuthUser {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  authProvider: 'local' | 'microsoft' | 'google';
+  isSuperadmin: boolean;
+  accountId: string;
+  accountName: string;
+  canRunProcess: boolean;
+  canCreateOverride: boolean;
+  allowedSegments: number[];
+  allowedSegmentsEdit: number[];
+  jti: string;
+  exp: number;
+}
+
+export interface AuditNote {
+  entityType?: string;
+  entityId?: string | number | null;
+  action?: string;
+  oldValue?: unknown;
+  newValue?: unknown;
+  /** set by public routes (login) once they know which tenant the attempt belongs to */
+  accountId?: string;
+  changedBy?: string;
+}
+
+export interface SsoSettings {
+  microsoftProfileUrl: string;
+  googleJwksUrl: string;
+  googleClientId?: string;
+}
+
+export interface AppDeps {
+  db: Db;
+  env: Env;
+  cache: DataCache;
+  auth: AuthSettings;
+  sso: SsoSettings;
+}
+
+export interface AppState {
+  user?: AuthUser;
+  audit?: AuditNote;
+  /** the decoded token, as koa-jwt leaves it */
+  token?: Record<string, unknown>;
+}
+
+export type AppContext = Koa.ParameterizedContext<AppState> & { deps: AppDeps };

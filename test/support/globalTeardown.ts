@@ -1,0 +1,9 @@
+import fs from 'node:fs';
+
+export default async function globalTeardown(): Promise<void> {
+  const pg = (globalThis as any).__EMBEDDED_PG__;
+  if (pg) {
+    await pg.db.stop();
+    fs.rmSync(pg.dir, { recursive: true, force: true });
+  }
+}
