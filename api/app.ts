@@ -20,11 +20,11 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];
 
 /** Builds the Koa app from its dependencies; nothing here touches the network or database until a request comes. */
-export function createApp(deps: AppDeps): { app: Koa; table: RouteTable } {
+export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) => void> = []): { app: Koa; table: RouteTable } {
   const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
   (app.context as any).deps = deps;
   const table: RouteTable = { router: new Router(), routes: [] };
-  for (const register of AREAS) register(table);
+  for (const register of [...AREAS, ...extraAreas]) register(table);
   let streams: RegExp[] | undefined;
 
   app.use(errorMiddleware());

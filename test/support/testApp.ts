@@ -10,7 +10,7 @@ import { compileResponse } from '../../api/routes/validation';
 import { createAccount, indexEmail } from '../../db/accounts';
 import { loadTenantData } from '../../db/masterData';
 import { openPool, withTenant, type Db } from '../../db/pool';
-import { insertUser } from '../../db/users';
+import { insertUser, upsertSuperadmin } from '../../db/users';
 import { readEnv } from '../../lib/env';
 
 export interface TestUser {
@@ -43,6 +43,7 @@ export interface TestApp {
   newTenant(label?: string): Promise<TestTenant>;
   addUser(accountId: string, fields?: Partial<{ role: 'admin' | 'user'; can_run_process: boolean; can_create_override: boolean; allowed_segments: number[]; email: string; password: string }>): Promise<TestUser>;
   login(user: TestUser, accountId?: string): Promise<string>;
+  addSuperadmin(): Promise<TestUser>;
   close(): Promise<void>;
 }
 
@@ -52,7 +53,7 @@ const uniq = () => crypto.randomBytes(4).toString('hex');
  * A real app on real PostgreSQL, called through HTTP. Every response is checked against the schema its route
  * publishes in /openapi.json, and a status the route does not document fails the test.
  */
-export async function startTestApp(opts: { cacheLoader?: (db: Db) => CacheLoader; sso?: { microsoftProfileUrl?: string; googleJwksUrl?: string; googleClientId?: string } } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: { microsoftProfileUrl?: string; googleJwksUrl?: string; googleClientId?: string } } = {}): Promise<TestApp> {
   const env = { ...readEnv(), loginRateLimit: 1000 };
   const db = await openPool(env.databaseUrl!, 5);
   const auth = new AuthSettings(db, 0);
@@ -65,7 +66,7 @@ export async function startTestApp(opts: { cacheLoader?: (db: Db) => CacheLoader
       googleJwksUrl: opts.sso?.googleJwksUrl ?? 'http://127.0.0.1:9/unreachable',
       googleClientId: opts.sso?.googleClientId,
     },
-  });
+  }, opts.extraAreas);
   const server = app.listen(0);
   const validators = new Map<string, (body: unknown) => string | undefined>();
 
@@ -109,6 +110,12 @@ export async function startTestApp(opts: { cacheLoader?: (db: Db) => CacheLoader
         await indexEmail(tx, email, accountId);
         return u;
       });
+      return { id: row.id, email, password };
+    },
+    async addSuperadmin() {
+      const email = `root-${uniq()}@example.com`;
+      const password = `root-${uniq()}-secret`;
+      const row = await upsertSuperadmin(db, email, 'Root', await hashPassword(password));
       return { id: row.id, email, password };
     },
     async newTenant(label = 'tenant') {
