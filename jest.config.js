@@ -8,5 +8,4 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
   testTimeout: 60000,
-  maxWorkers: 2,
 };

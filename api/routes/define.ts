@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { ValidateFunction } from 'ajv';
 import type { AppContext, AuthUser } from '../context';
 import { ADMIN_REQUIRED, badRequest, forbidden, unavailable } from '../errors';
+import { errors } from './schemas';
 import { compile, describeError, type JsonSchema, type Where } from './validation';
 
 /** Who may call a route (spec §5.12). `public` routes skip the token check entirely (the list is fixed in auth.ts). */
@@ -108,7 +109,15 @@ export function defineRoute<P = any, Q = any, B = any>(table: RouteTable, spec: 
   const querySchema = spec.eventStream && spec.query ? withTokenParam(spec.query) : spec.query ?? (spec.eventStream ? withTokenParam({ type: 'object', properties: {}, additionalProperties: false }) : undefined);
   const checkQuery = validator('query', querySchema);
   const checkBody = validator('body', spec.body);
-  table.routes.push({ ...spec, query: querySchema } as RouteSpec);
+  // Answers every route can give, so no route documents less than it may send.
+  const common = errors(
+    500,
+    ...(permission === 'public' ? [] : [401]),
+    ...(spec.body || spec.query || spec.params || spec.pipelineScoped ? [400] : []),
+    ...(spec.body ? [413, 415] : []),
+    ...(permission !== 'public' && spec.needsCache !== false ? [503] : []),
+  );
+  table.routes.push({ ...spec, query: querySchema, permission, responses: { ...common, ...spec.responses } } as RouteSpec);
 
   table.router.register(koaPath(spec.path), [spec.method.toUpperCase()], async (rawCtx: any) => {
     const ctx = rawCtx as unknown as AppContext;

@@ -40,7 +40,10 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'Authenticated but lacking role or permission',
   404: 'Not found',
   409: 'Conflict with the current state',
+  413: 'Request body too large',
+  415: 'Unsupported content type (send application/json)',
   429: 'Too many attempts',
+  500: 'Internal error (no details are exposed)',
   503: 'Data cache loading or database unavailable; retry after the Retry-After seconds',
 };
 
