@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { openConnection } from '../../temporal/client';
+import {
+  ensureSearchAttributes,
+  findOrInstallTemporalCli,
+  SEARCH_ATTRIBUTES,
+  startDevServer,
+  type DevServer,
+} from '../../temporal/devServer';
+import { freePort } from '../../lib/net';
+
+const { IndexedValueType } = temporal.api.enums.v1;
+const EXPECTED_TYPES = { Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, Int: IndexedValueType.INDEXED_VALUE_TYPE_INT };
+
+async function customAttributes(server: DevServer): Promise<Record<string, number>> {
+  const connection = await openConnection(server.address, 10_000);
+  try {
+    const res = await connection.operatorService.listSearchAttributes({ namespace: server.namespace });
+    return res.customAttributes;
+  } finally {
+    await connection.close();
+  }
+}
+
+function expectAllRegistered(attrs: Record<string, number>): void {
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) {
+    expect({ name, type: attrs[name] }).toEqual({ name, type: EXPECTED_TYPES[type] });
+  }
+}
+
+describe('findOrInstallTemporalCli', () => {
+  const saved = process.env.TEMPORAL_CLI_PATH;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.TEMPORAL_CLI_PATH;
+    else process.env.TEMPORAL_CLI_PATH = saved;
+  });
+
+  it('honours TEMPORAL_CLI_PATH and rejects a path that is not an executable', async () => {
+    const cli = await findOrInstallTemporalCli();
+    expect(fs.existsSync(cli)).toBe(true);
+    process.env.TEMPORAL_CLI_PATH = cli;
+    await expect(findOrInstallTemporalCli()).resolves.toBe(cli);
+    process.env.TEMPORAL_CLI_PATH = path.join(os.tmpdir(), 'no-such-temporal');
+    await expect(findOrInstallTemporalCli()).rejects.toThrow(/TEMPORAL_CLI_PATH=.*not an executable/);
+  }, 120_000);
+});
+
+describe('startDevServer', () => {
+  let dataDir: string;
+  let port: number;
+  let uiPort: number;
+  let server: DevServer | undefined;
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planning-temporal-'));
+    port = await freePort();
+    uiPort = await freePort();
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts a real dev server with the five search attributes', async () => {
+    server = await startDevServer({ dataDir, port, uiPort, ui: false });
+    expect(server.owned).toBe(true);
+    expect(server.address).toBe(`127.0.0.1:${port}`);
+    expect(server.namespace).toBe('default');
+    expectAllRegistered(await customAttributes(server));
+    expect(fs.existsSync(path.join(dataDir, 'temporal.db'))).toBe(true);
+    expect(fs.existsSync(path.join(dataDir, 'temporal.log'))).toBe(true);
+  }, 120_000);
+
+  it('ensureSearchAttributes is idempotent', async () => {
+    await ensureSearchAttributes(server!.address, server!.namespace);
+    await ensureSearchAttributes(server!.address, server!.namespace);
+    expectAllRegistered(await customAttributes(server!));
+  }, 120_000);
+
+  it('reuses a server that already answers on the port instead of spawning another', async () => {
+    const again = await startDevServer({ dataDir: path.join(dataDir, 'unused'), port, uiPort, ui: false });
+    expect(again.owned).toBe(false);
+    await again.stop();
+    expect(fs.existsSync(path.join(dataDir, 'unused'))).toBe(false);
+    expectAllRegistered(await customAttributes(server!));
+  }, 120_000);
+
+  it('registers a missing namespace with the search attributes', async () => {
+    await ensureSearchAttributes(server!.address, 'planning-extra');
+    expectAllRegistered(await customAttributes({ ...server!, namespace: 'planning-extra' }));
+  }, 120_000);
+
+  it('keeps its state in dataDir across a stop and a second start', async () => {
+    await server!.stop();
+    server = undefined;
+    server = await startDevServer({ dataDir, port, uiPort, ui: false });
+    expect(server.owned).toBe(true);
+    expectAllRegistered(await customAttributes(server));
+    // Nothing in the second start touches planning-extra, so finding it proves the SQLite file carried the state over.
+    expectAllRegistered(await customAttributes({ ...server, namespace: 'planning-extra' }));
+    await server.stop();
+    server = undefined;
+  }, 120_000);
+});
