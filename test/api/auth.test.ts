@@ -1,3 +1,4 @@
+import { logger } from '../../lib/logger';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
 
 let t: TestApp;
@@ -113,7 +114,6 @@ describe('superadmin', () => {
   test('a tenant user sharing a superadmin e-mail with a diverged password logs in as that tenant user, and a warning is logged', async () => {
     const root = await t.addSuperadmin();
     await t.addUser(a.accountId, { email: root.email, password: 'tenant-side-password', role: 'admin' });
-    const { logger } = await import('../../lib/logger');
     const warn = jest.spyOn(logger, 'warn');
     const res = await t.call('post', '/api/auth/login', { body: { email: root.email, password: 'tenant-side-password' } });
     expect(res.status).toBe(200);

@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# One command for the whole local stack: PostgreSQL, Temporal (server + Web UI), worker and API with a demo tenant.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/ensure-deps.sh
+exec node node_modules/tsx/dist/cli.mjs scripts/start.ts "$@"

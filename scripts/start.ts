@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded';
+import { migrateAll } from '../db/migrate';
+import { openPool } from '../db/pool';
+import { readEnv, REPO_ROOT } from '../lib/env';
+import { isPortOpen, waitFor } from '../lib/net';
+import { startDevServer, type DevServer } from '../temporal/devServer';
+import { ensureDemoTenant, ensureSuperadmin } from './demoTenant';
+
+const TSX = path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
+const say = (msg: string) => console.log(`==> ${msg}`);
+
+function startChild(name: string, script: string, env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, [TSX, script], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = (chunk: Buffer) => {
+    fs.writeSync(out, chunk);
+    for (const line of chunk.toString().split('\n').filter(Boolean)) process.stdout.write(`[${name}] ${line}\n`);
+  };
+  child.stdout!.on('data', prefix);
+  child.stderr!.on('data', prefix);
+  return child;
+}
+
+async function stopChild(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** The local stack: each piece is reused when it is already running, so starting twice does not break anything. */
+async function main(): Promise<void> {
+  const env = readEnv();
+  const apiUrl = `http://localhost:${env.port}`;
+  if (await isPortOpen(env.port)) {
+    say(`the API already answers on ${apiUrl}; the stack is running (stop it with Ctrl-C in its terminal)`);
+    return;
+  }
+  fs.mkdirSync(env.dataDir, { recursive: true });
+  const logDir = path.join(env.dataDir, 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+
+  let pg: EmbeddedDatabase | undefined;
+  let temporal: DevServer | undefined;
+  let worker: ChildProcess | undefined;
+  let api: ChildProcess | undefined;
+  let stopping = false;
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping');
+    await Promise.all([stopChild(api), stopChild(worker)]);
+    if (temporal?.owned) await temporal.stop().catch(() => undefined);
+    if (pg?.owned) await pg.stop().catch(() => undefined);
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+
+  try {
+    let databaseUrl = env.databaseUrl;
+    if (!databaseUrl) {
+      say('starting embedded PostgreSQL (data in .data/postgres)');
+      pg = await startEmbeddedPostgres({ dataDir: path.join(env.dataDir, 'postgres'), port: Number(process.env.PGPORT ?? 54329) });
+      databaseUrl = pg.url;
+    }
+    let temporalAddress = env.temporalAddress;
+    let temporalUi = process.env.TEMPORAL_UI_URL ?? '';
+    if (!temporalAddress) {
+      say('starting the Temporal dev server (SQLite in .data/temporal)');
+      temporal = await startDevServer({
+        dataDir: path.join(env.dataDir, 'temporal'),
+        port: Number(process.env.TEMPORAL_PORT ?? 7233),
+        uiPort: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
+        namespace: env.temporalNamespace,
+      });
+      temporalAddress = temporal.address;
+      temporalUi = temporal.uiUrl;
+    }
+    say('applying migrations');
+    const m = await migrateAll(databaseUrl);
+    say(`migrations: ${m.master} master, ${m.tenants} tenant applied`);
+    const db = await openPool(databaseUrl, 2);
+    const demo = await ensureDemoTenant(db, databaseUrl);
+    const superadmin = await ensureSuperadmin(db, process.env.SUPERADMIN_EMAIL, process.env.SUPERADMIN_PASSWORD);
+    await db.end();
+
+    const childEnv = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, PORT: String(env.port) };
+    say('starting worker and API');
+    worker = startChild('worker', 'temporal/worker.ts', childEnv, path.join(logDir, 'worker.log'));
+    api = startChild('api', 'api/main.ts', childEnv, path.join(logDir, 'api.log'));
+    for (const [name, child] of [['worker', worker], ['api', api]] as const) {
+      child.once('exit', (code) => {
+        if (!stopping) {
+          console.error(`${name} exited with code ${code}; see ${path.join(logDir, `${name}.log`)}`);
+          void shutdown(1);
+        }
+      });
+    }
+    await waitFor(() => isPortOpen(env.port), 120000, 'the API to listen');
+
+    console.log(`
+  Planning platform is running.
+    API            ${apiUrl}
+    API docs       ${apiUrl}/docs   (ReDoc: ${apiUrl}/redoc)
+    Temporal UI    ${temporalUi || '(external cluster: ' + temporalAddress + ')'}
+    Demo account   ${demo.accountName}${demo.created ? ' (created now)' : ''}
+      admin        ${demo.admin.email} / ${demo.admin.password}
+      planner      ${demo.planner.email} / ${demo.planner.password}${superadmin ? `\n    Superadmin     ${superadmin}` : ''}
+
+  Log in:
+    curl -s ${apiUrl}/api/auth/login -H 'Content-Type: application/json' \\
+      -d '{"email":"${demo.admin.email}","password":"${demo.admin.password}"}'
+
+  Ctrl-C stops everything. Logs: ${logDir}
+`);
+  } catch (err) {
+    console.error(`start failed: ${err instanceof Error ? err.message : String(err)}`);
+    await shutdown(1);
+  }
+}
+
+void main();

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs (npm packages, the pinned Temporal CLI), type-checks, runs jest.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/ensure-deps.sh
+echo "==> Temporal CLI: $(node node_modules/tsx/dist/cli.mjs temporal/devServer.ts --install-only)"
+echo "==> type check"
+npx tsc --noEmit
+echo "==> tests"
+NODE_ENV=test npx jest --runInBand "$@"
