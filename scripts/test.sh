@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/ensure-deps.sh
-echo "==> Temporal CLI: $(node node_modules/tsx/dist/cli.mjs temporal/devServer.ts --install-only)"
+echo "==> Temporal CLI: $(node --import tsx temporal/devServer.ts --install-only)"
 echo "==> type check"
 npx tsc --noEmit
 echo "==> tests"
