@@ -53,8 +53,8 @@ const uniq = () => crypto.randomBytes(4).toString('hex');
  * A real app on real PostgreSQL, called through HTTP. Every response is checked against the schema its route
  * publishes in /openapi.json, and a status the route does not document fails the test.
  */
-export async function startTestApp(opts: { extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: { microsoftProfileUrl?: string; googleJwksUrl?: string; googleClientId?: string } } = {}): Promise<TestApp> {
-  const env = { ...readEnv(), loginRateLimit: 1000 };
+export async function startTestApp(opts: { loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: { microsoftProfileUrl?: string; googleJwksUrl?: string; googleClientId?: string } } = {}): Promise<TestApp> {
+  const env = { ...readEnv(), loginRateLimit: opts.loginRateLimit ?? 1000 };
   const db = await openPool(env.databaseUrl!, 5);
   const auth = new AuthSettings(db, 0);
   await auth.ensureDefaults();
