@@ -22,6 +22,12 @@ describe('the stack launcher', () => {
     env = { ...process.env, DATA_DIR: dataDir, PORT: String(ports.api), PGPORT: String(ports.pg), TEMPORAL_PORT: String(ports.temporal), TEMPORAL_UI_PORT: String(ports.ui), NODE_ENV: 'development', LOG_LEVEL: 'warn' };
     delete env.DATABASE_URL;
     delete env.TEMPORAL_ADDRESS;
+    await launch();
+  }, 300_000);
+
+  /** Starts the launcher and resolves once it prints its banner. */
+  async function launch(): Promise<void> {
+    output = '';
     stack = spawn(process.execPath, RUN, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     stack.stdout!.on('data', (c) => (output += c.toString()));
     stack.stderr!.on('data', (c) => (output += c.toString()));
@@ -30,7 +36,7 @@ describe('the stack launcher', () => {
       if (stack.exitCode !== null || Date.now() > deadline) throw new Error(`stack did not come up:\n${output.slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
-  }, 300_000);
+  }
 
   afterAll(async () => {
     if (stack && stack.exitCode === null) {
@@ -69,15 +75,7 @@ describe('the stack launcher', () => {
   }, 60_000);
 
   test('starting again on the same data reuses it: demo tenant kept, logins still work', async () => {
-    output = '';
-    stack = spawn(process.execPath, RUN, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    stack.stdout!.on('data', (c) => (output += c.toString()));
-    stack.stderr!.on('data', (c) => (output += c.toString()));
-    const deadline = Date.now() + 240_000;
-    while (!output.includes('Planning platform is running')) {
-      if (stack.exitCode !== null || Date.now() > deadline) throw new Error(`restart failed:\n${output.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await launch();
     expect(output).toMatch(/Demo account\s+Demo\n/);
     expect(output).toMatch(/migrations: 0 master, 0 tenant applied/);
     const res = await fetch(`http://localhost:${ports.api}/api/auth/login`, {
