@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type Koa from 'koa';
 import type { Db } from '../db/pool';
 import type { Env } from '../lib/env';
@@ -41,7 +42,14 @@ export interface SsoSettings {
   googleClientId?: string;
 }
 
+/** Where the API starts and finds workflows; absent when the API runs without Temporal (routes that need it answer 503). */
+export interface TemporalDeps {
+  client: Client;
+  taskQueue: string;
+}
+
 export interface AppDeps {
+  temporal?: TemporalDeps;
   db: Db;
   env: Env;
   cache: DataCache;

@@ -5,6 +5,7 @@ import { listAccounts } from '../db/accounts';
 import { loadTenantData } from '../db/masterData';
 import { migrateAll } from '../db/migrate';
 import { openPool } from '../db/pool';
+import { Client, Connection } from '@temporalio/client';
 import { isDevelopment, readEnv } from '../lib/env';
 import { logger } from '../lib/logger';
 
@@ -23,8 +24,11 @@ export async function startApi(): Promise<{ close(): Promise<void> }> {
     );
   }
   const cache = new DataCache((accountId) => loadTenantData(db, accountId));
+  // Lazy: the API answers (and reports 503 on job routes) even while Temporal is still starting or briefly down.
+  const connection = Connection.lazy({ address: env.temporalAddress ?? '127.0.0.1:7233' });
+  const temporal = { client: new Client({ connection, namespace: env.temporalNamespace }), taskQueue: env.taskQueue };
   const { app } = createApp({
-    db, env, cache, auth,
+    db, env, cache, auth, temporal,
     sso: { microsoftProfileUrl: env.microsoftProfileUrl, googleJwksUrl: env.googleJwksUrl, googleClientId: env.googleClientId },
   });
   for (const a of await listAccounts(db)) cache.warm(a.id);
@@ -37,6 +41,7 @@ export async function startApi(): Promise<{ close(): Promise<void> }> {
   return {
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await connection.close();
       await db.end();
     },
   };

@@ -5,6 +5,7 @@ import { createApp } from '../../api/app';
 import { AuthSettings } from '../../api/auth/settings';
 import { hashPassword } from '../../api/auth/passwords';
 import { DataCache, type CacheLoader } from '../../api/cache';
+import type { TemporalDeps } from '../../api/context';
 import type { RouteTable } from '../../api/routes/define';
 import { compileResponse } from '../../api/routes/validation';
 import { createAccount, indexEmail } from '../../db/accounts';
@@ -53,14 +54,14 @@ const uniq = () => crypto.randomBytes(4).toString('hex');
  * A real app on real PostgreSQL, called through HTTP. Every response is checked against the schema its route
  * publishes in /openapi.json, and a status the route does not document fails the test.
  */
-export async function startTestApp(opts: { loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: { microsoftProfileUrl?: string; googleJwksUrl?: string; googleClientId?: string } } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: { microsoftProfileUrl?: string; googleJwksUrl?: string; googleClientId?: string } } = {}): Promise<TestApp> {
   const env = { ...readEnv(), loginRateLimit: opts.loginRateLimit ?? 1000 };
   const db = await openPool(env.databaseUrl!, 5);
   const auth = new AuthSettings(db, 0);
   await auth.ensureDefaults();
   const cache = new DataCache(opts.cacheLoader ? opts.cacheLoader(db) : (id) => loadTenantData(db, id));
   const { app, table } = createApp({
-    db, env, cache, auth,
+    db, env, cache, auth, temporal: opts.temporal,
     sso: {
       microsoftProfileUrl: opts.sso?.microsoftProfileUrl ?? 'http://127.0.0.1:9/unreachable',
       googleJwksUrl: opts.sso?.googleJwksUrl ?? 'http://127.0.0.1:9/unreachable',

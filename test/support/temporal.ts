@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
+import { connectTemporal } from '../../temporal/client';
+import { runWorker, type RunningWorker } from '../../temporal/worker';
+
+let runtimeInstalled = false;
+let bundle: Promise<WorkflowBundle> | undefined;
+
+const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as any;
+
+/** The workflow bundle, built once per test file (webpack takes seconds). */
+export function workflowBundle(): Promise<WorkflowBundle> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
+  return bundle;
+}
+
+export interface TestWorker {
+  client: Client;
+  connection: Connection;
+  taskQueue: string;
+  worker: RunningWorker;
+  /** starts another worker on the same queue (to replace one that was killed) */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real worker on a task queue of its own, against the dev server globalSetup started (TEMPORAL_ADDRESS) and the
+ * test PostgreSQL; its client starts and watches workflows the way the API does.
+ */
+export async function startTestWorker(): Promise<TestWorker> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    runtimeInstalled = true;
+  }
+  const address = process.env.TEMPORAL_ADDRESS!;
+  const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
+  const taskQueue = `test-${randomUUID()}`;
+  const opts = { databaseUrl: process.env.DATABASE_URL!, address, namespace, taskQueue, workflowBundle: await workflowBundle() };
+  const { connection, client } = await connectTemporal(address, namespace);
+  const tw: TestWorker = {
+    client, connection, taskQueue,
+    worker: await runWorker(opts),
+    async restart() {
+      tw.worker = await runWorker(opts);
+    },
+    async close() {
+      await tw.worker.shutdown().catch(() => undefined);
+      await connection.close();
+    },
+  };
+  return tw;
+}
