@@ -1,12 +1,18 @@
 import type { Db } from '../db/pool';
+import { createEtlActivities } from './etl/activity';
 import { createHealthActivities } from './health/activity';
+import { createJobActivities } from './jobs/activity';
 
 export type { DatabaseHealth } from './health/activity';
+export type { EtlPlan } from './etl/activity';
+export type { StepSettings } from './jobs/activity';
 
 /** Activities close over their dependencies, so the worker owns the pool and tests can hand in their own. */
 export function createActivities(deps: { db: Db }) {
   return {
     ...createHealthActivities(deps),
+    ...createJobActivities(deps),
+    ...createEtlActivities(deps),
   };
 }
 

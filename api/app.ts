@@ -12,10 +12,13 @@ import { registerDocsRoutes } from './openapi';
 import { registerAuditRoutes } from './routes/audit';
 import { registerAuthRoutes } from './routes/auth';
 import { eventStreamPaths, type RouteTable } from './routes/define';
+import { registerPipelineControlRoutes } from './routes/pipeline';
+import { registerProcessLogRoutes } from './routes/processLog';
 import { registerSystemRoutes } from './routes/system';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
-const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerDocsRoutes];
+const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerPipelineControlRoutes, registerProcessLogRoutes, registerDocsRoutes,
+];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];
 

@@ -4,6 +4,7 @@ import type { Db } from '../db/pool';
 import type { Env } from '../lib/env';
 import type { DataCache } from './cache';
 import type { AuthSettings } from './auth/settings';
+import type { JobLogNotifications } from '../db/notifications';
 
 export type Role = 'admin' | 'user' | 'superadmin';
 
@@ -55,6 +56,7 @@ export interface AppDeps {
   cache: DataCache;
   auth: AuthSettings;
   sso: SsoSettings;
+  notifications: JobLogNotifications;
 }
 
 export interface AppState {

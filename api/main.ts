@@ -5,6 +5,7 @@ import { listAccounts } from '../db/accounts';
 import { loadTenantData } from '../db/masterData';
 import { migrateAll } from '../db/migrate';
 import { openPool } from '../db/pool';
+import { JobLogNotifications } from '../db/notifications';
 import { Client, Connection } from '@temporalio/client';
 import { isDevelopment, readEnv } from '../lib/env';
 import { logger } from '../lib/logger';
@@ -27,8 +28,9 @@ export async function startApi(): Promise<{ close(): Promise<void> }> {
   // Lazy: the API answers (and reports 503 on job routes) even while Temporal is still starting or briefly down.
   const connection = Connection.lazy({ address: env.temporalAddress ?? '127.0.0.1:7233' });
   const temporal = { client: new Client({ connection, namespace: env.temporalNamespace }), taskQueue: env.taskQueue };
+  const notifications = new JobLogNotifications(env.databaseUrl);
   const { app } = createApp({
-    db, env, cache, auth, temporal,
+    db, env, cache, auth, temporal, notifications,
     sso: { microsoftProfileUrl: env.microsoftProfileUrl, googleJwksUrl: env.googleJwksUrl, googleClientId: env.googleClientId },
   });
   for (const a of await listAccounts(db)) cache.warm(a.id);
@@ -42,6 +44,7 @@ export async function startApi(): Promise<{ close(): Promise<void> }> {
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await connection.close();
+      await notifications.close();
       await db.end();
     },
   };

@@ -119,3 +119,14 @@ export async function logsAfter(tx: Tx, jobId: string, afterId: number, limit = 
 }
 
 export type { Db };
+
+/** Log lines of a job and all its descendants (a run and its steps), after a given line id. */
+export async function treeLogsAfter(tx: Tx, rootId: string, afterId: number, limit = 1000): Promise<JobLogLine[]> {
+  return (await tx.any(sql.unsafe`
+    WITH RECURSIVE tree AS (
+      SELECT job_id FROM jobs WHERE job_id = ${rootId}
+      UNION ALL SELECT j.job_id FROM jobs j JOIN tree t ON j.parent_job_id = t.job_id
+    )
+    SELECT l.id, l.job_id, l.ts, l.level, l.message FROM job_logs l JOIN tree t ON t.job_id = l.job_id
+    WHERE l.id > ${afterId} ORDER BY l.id LIMIT ${limit}`)) as JobLogLine[];
+}

@@ -10,3 +10,6 @@ const { databaseHealth } = proxyActivities<activities.Activities>({
 export async function healthCheck(): Promise<activities.DatabaseHealth> {
   return databaseHealth();
 }
+
+export { runSequence, runStep } from './runStep';
+export type { RunSequenceInput, RunStepInput, StepResult } from './runStep';

@@ -13,6 +13,7 @@ import { loadTenantData } from '../../db/masterData';
 import { openPool, withTenant, type Db } from '../../db/pool';
 import { insertUser, upsertSuperadmin } from '../../db/users';
 import { readEnv } from '../../lib/env';
+import { JobLogNotifications } from '../../db/notifications';
 
 export interface TestUser {
   id: number;
@@ -60,8 +61,9 @@ export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLim
   const auth = new AuthSettings(db, 0);
   await auth.ensureDefaults();
   const cache = new DataCache(opts.cacheLoader ? opts.cacheLoader(db) : (id) => loadTenantData(db, id));
+  const notifications = new JobLogNotifications(env.databaseUrl!);
   const { app, table } = createApp({
-    db, env, cache, auth, temporal: opts.temporal,
+    db, env, cache, auth, temporal: opts.temporal, notifications,
     sso: {
       microsoftProfileUrl: opts.sso?.microsoftProfileUrl ?? 'http://127.0.0.1:9/unreachable',
       googleJwksUrl: opts.sso?.googleJwksUrl ?? 'http://127.0.0.1:9/unreachable',
@@ -76,7 +78,7 @@ export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLim
     if (!route) return; // unknown route: the 404 body is checked by the test itself
     const spec = route.responses[res.status];
     if (!spec) throw new Error(`${method.toUpperCase()} ${route.path} answered ${res.status}, which its OpenAPI entry does not document: ${JSON.stringify(res.body)}`);
-    if (!spec.schema || spec.contentType === 'text/html') return;
+    if (!spec.schema || (spec.contentType && spec.contentType !== 'application/json')) return;
     const key = `${method} ${route.path} ${res.status}`;
     if (!validators.has(key)) {
       const v = compileResponse(spec.schema);
@@ -131,7 +133,9 @@ export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLim
       return res.body.access_token as string;
     },
     async close() {
+      server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+      await notifications.close();
       await db.end();
     },
   };

@@ -1,0 +1,93 @@
+import { sql, type Tx } from './pool';
+
+export interface SeriesKey {
+  item_id: number;
+  site_id: number;
+}
+
+/** The Monday of the latest demand date: every series is extended to this planning week. */
+export async function lastDemandWeek(tx: Tx): Promise<string | null> {
+  return (await tx.oneFirst(sql.unsafe`SELECT date_trunc('week', max(ds))::date FROM demand_history`)) as string | null;
+}
+
+/** Series keys with demand, in key order, cut into chunks: only the first and last key of each chunk are returned. */
+export async function demandChunks(tx: Tx, chunkSize: number): Promise<Array<{ from: SeriesKey; to: SeriesKey; count: number }>> {
+  const rows = (await tx.any(sql.unsafe`
+    WITH keys AS (
+      SELECT DISTINCT item_id, site_id FROM demand_history
+    ), numbered AS (
+      SELECT item_id, site_id, (row_number() OVER (ORDER BY item_id, site_id) - 1) / ${chunkSize} AS chunk FROM keys
+    )
+    SELECT chunk, count(*)::int AS count,
+      (array_agg(item_id ORDER BY item_id, site_id))[1] AS from_item, (array_agg(site_id ORDER BY item_id, site_id))[1] AS from_site,
+      (array_agg(item_id ORDER BY item_id DESC, site_id DESC))[1] AS to_item, (array_agg(site_id ORDER BY item_id DESC, site_id DESC))[1] AS to_site
+    FROM numbered GROUP BY chunk ORDER BY chunk`)) as Array<{ count: number; from_item: number; from_site: number; to_item: number; to_site: number }>;
+  return rows.map((r) => ({ from: { item_id: r.from_item, site_id: r.from_site }, to: { item_id: r.to_item, site_id: r.to_site }, count: r.count }));
+}
+
+export interface DemandColumns {
+  item_id: number[];
+  site_id: number[];
+  ds: string[];
+  qty: number[];
+}
+
+/** Demand rows of the series whose key lies in [from, to], ordered by key. */
+export async function demandInRange(tx: Tx, from: SeriesKey, to: SeriesKey): Promise<DemandColumns> {
+  const rows = (await tx.any(sql.unsafe`
+    SELECT item_id, site_id, ds, qty FROM demand_history
+    WHERE (item_id, site_id) >= (${from.item_id}, ${from.site_id}) AND (item_id, site_id) <= (${to.item_id}, ${to.site_id})
+    ORDER BY item_id, site_id, ds`)) as Array<{ item_id: number; site_id: number; ds: string; qty: number }>;
+  const out: DemandColumns = { item_id: [], site_id: [], ds: [], qty: [] };
+  for (const r of rows) {
+    out.item_id.push(r.item_id);
+    out.site_id.push(r.site_id);
+    out.ds.push(r.ds);
+    out.qty.push(r.qty);
+  }
+  return out;
+}
+
+export interface WeeklyWrite {
+  item_id: number;
+  site_id: number;
+  start: string;
+  y: number[];
+  stats: { n_observations: number; date_range_start: string; date_range_end: string; mean: number; zero_ratio: number; total_demand: number };
+}
+
+/**
+ * Replaces the weekly rows and statistics of the chunk's series: a retried chunk rewrites exactly what it wrote
+ * before, so retries never duplicate rows.
+ */
+export async function writeWeekly(tx: Tx, from: SeriesKey, to: SeriesKey, series: WeeklyWrite[]): Promise<number> {
+  await tx.query(sql.unsafe`
+    DELETE FROM series_weekly
+    WHERE (item_id, site_id) >= (${from.item_id}, ${from.site_id}) AND (item_id, site_id) <= (${to.item_id}, ${to.site_id})`);
+  if (!series.length) return 0;
+  const rows: Array<[number, number, string, number]> = [];
+  for (const s of series) {
+    const start = Date.parse(`${s.start}T00:00:00Z`);
+    s.y.forEach((v, i) => rows.push([s.item_id, s.site_id, new Date(start + i * 7 * 86_400_000).toISOString().slice(0, 10), v]));
+  }
+  await tx.query(sql.unsafe`
+    INSERT INTO series_weekly (item_id, site_id, week, y)
+    SELECT * FROM ${sql.unnest(rows, ['int4', 'int4', 'date', 'float8'])}`);
+  await tx.query(sql.unsafe`
+    INSERT INTO series (item_id, site_id, n_observations, date_range_start, date_range_end, mean, zero_ratio, total_demand, updated_at)
+    SELECT item_id, site_id, n, d0, d1, m, z, t, now() FROM ${sql.unnest(
+      series.map((s) => [s.item_id, s.site_id, s.stats.n_observations, s.stats.date_range_start, s.stats.date_range_end, s.stats.mean, s.stats.zero_ratio, s.stats.total_demand]),
+      ['int4', 'int4', 'int4', 'date', 'date', 'float8', 'float8', 'float8'],
+    )} AS u(item_id, site_id, n, d0, d1, m, z, t)
+    ON CONFLICT (item_id, site_id) DO UPDATE SET n_observations = EXCLUDED.n_observations, date_range_start = EXCLUDED.date_range_start,
+      date_range_end = EXCLUDED.date_range_end, mean = EXCLUDED.mean, zero_ratio = EXCLUDED.zero_ratio,
+      total_demand = EXCLUDED.total_demand, updated_at = now()`);
+  return rows.length;
+}
+
+/** Series that no longer have any demand lose their weekly rows (a replace import may have removed them). */
+export async function dropOrphanWeekly(tx: Tx): Promise<number> {
+  const r = await tx.query(sql.unsafe`
+    DELETE FROM series_weekly w WHERE NOT EXISTS (SELECT 1 FROM demand_history d WHERE d.item_id = w.item_id AND d.site_id = w.site_id)`);
+  return r.rowCount;
+}

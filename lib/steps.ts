@@ -1,0 +1,32 @@
+/**
+ * The pipeline steps (spec §1) plus eoq and allocation. Pure data: the API lists it, the workflows read it.
+ * `available` turns true in the issue that implements the step; until then a run fails with "step not available yet".
+ */
+export interface StepInfo {
+  id: string;
+  label: string;
+  description: string;
+  available: boolean;
+}
+
+export const STEPS: readonly StepInfo[] = [
+  { id: 'etl', label: 'ETL', description: 'Turns imported demand history into clean weekly series per item and site (weeks start Monday, gaps filled with zeros) and their statistics.', available: true },
+  { id: 'outlier', label: 'Outlier correction', description: 'Detects outliers in the weekly demand and writes corrected values.', available: false },
+  { id: 'characterization', label: 'Characterization', description: 'Demand classification (smooth, erratic, intermittent, lumpy), seasonality and trend tests, recommended methods.', available: false },
+  { id: 'forecast', label: 'Forecast', description: 'Fits the tournament of forecasting methods and forecasts the horizon with prediction intervals.', available: false },
+  { id: 'backtest', label: 'Backtest', description: 'Rolling-origin backtests of every method: MAE, RMSE, MASE, bias, coverage.', available: false },
+  { id: 'backtest-forecast', label: 'Backtest forecasts', description: 'Stores the forecasts made at each backtest origin for evolution and convergence views.', available: false },
+  { id: 'best-method', label: 'Best method', description: 'Picks the best method per series by the configured score, respecting locked methods.', available: false },
+  { id: 'distribution', label: 'Distribution fitting', description: 'Fits normal, gamma, Poisson, negative binomial and empirical demand distributions; chooses by Kolmogorov-Smirnov.', available: false },
+  { id: 'meio', label: 'Multi-echelon inventory optimisation', description: 'Safety stocks and service levels across the site network.', available: false },
+  { id: 'supply', label: 'Supply planning', description: 'Nets demand against stock and firm orders and plans supply along sourcing routes; followed by allocation.', available: false },
+  { id: 'eoq', label: 'EOQ and lot sizing', description: 'Economic order quantities, order frequencies and Wagner-Whitin lot sizing.', available: false },
+  { id: 'allocation', label: 'Allocation', description: 'Allocates planned supply to demand; runs as a child of supply or on its own.', available: false },
+];
+
+/** The ten steps of spec §1, in pipeline order: what run-all runs. */
+export const PIPELINE_ORDER = ['etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio', 'supply'] as const;
+
+export const STEP_IDS = STEPS.map((s) => s.id);
+
+export const isStepAvailable = (id: string): boolean => STEPS.some((s) => s.id === id && s.available);

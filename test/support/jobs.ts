@@ -1,0 +1,41 @@
+import { sql, withTenant, type Db } from '../../db/pool';
+import type { TestApp } from './testApp';
+
+/** Demand for `items` items at one site, one row per week for `weeks` weeks ending 2026-11-16, qty = item id % 7. */
+export async function insertWeeklyDemand(db: Db, accountId: string, items: number, weeks: number): Promise<void> {
+  await withTenant(db, accountId, async (tx) => {
+    await tx.query(sql.unsafe`INSERT INTO sites (xuid, name) VALUES ('S-MAIN', 'Main site') ON CONFLICT (xuid) DO NOTHING`);
+    await tx.query(sql.unsafe`INSERT INTO items (xuid, name) SELECT 'I-' || g, 'Item ' || g FROM generate_series(1, ${items}) g ON CONFLICT (xuid) DO NOTHING`);
+    await tx.query(sql.unsafe`
+      INSERT INTO demand_history (item_id, site_id, ds, qty)
+      SELECT i.id, s.id, (date '2026-11-16' - 7 * w)::date, (i.id % 7)
+      FROM items i, sites s, generate_series(0, ${weeks - 1}) w
+      WHERE s.xuid = 'S-MAIN' AND i.xuid LIKE 'I-%'
+      ON CONFLICT DO NOTHING`);
+  });
+}
+
+export interface JobBody {
+  job_id: string;
+  status: string;
+  error: string | null;
+  progress: { done?: number; total?: number };
+  log: Array<{ message: string }>;
+  children: Array<{ job_id: string; step: string; status: string }>;
+  result: any;
+}
+
+/** Polls the job through the API until it reaches one of the statuses. */
+export async function waitForJob(t: TestApp, token: string, jobId: string, until: (j: JobBody) => boolean, timeoutMs = 60_000): Promise<JobBody> {
+  const deadline = Date.now() + timeoutMs;
+  let last: JobBody | undefined;
+  while (Date.now() < deadline) {
+    const res = await t.call('get', `/api/pipeline/jobs/${jobId}`, { token, query: { log_limit: 1000 } });
+    last = res.body as JobBody;
+    if (res.status === 200 && until(last)) return last;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`job ${jobId} did not reach the expected state: ${JSON.stringify(last)}`);
+}
+
+export const isFinished = (j: JobBody) => ['completed', 'failed', 'killed'].includes(j.status);

@@ -1,0 +1,148 @@
+import { ApplicationFailure, CancellationScope, executeChild, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type * as activities from '../activities';
+import { jobSearchAttributes } from '../lib/searchAttributes';
+import { isStepAvailable, PIPELINE_ORDER } from '../lib/steps';
+
+const bookkeeping = proxyActivities<activities.Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 10, initialInterval: '500 milliseconds' },
+});
+
+// Work activities heartbeat; a worker that dies is noticed after heartbeatTimeout and its chunk runs again elsewhere.
+const work = proxyActivities<activities.Activities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '10 seconds',
+  retry: { maximumAttempts: 5, initialInterval: '1 second' },
+});
+
+export interface JobInput {
+  jobId: string;
+  accountId: string;
+  pipelineId: number | null;
+  scenarioId: number | null;
+  segmentId: number | null;
+  createdBy: string | null;
+  nWorkers?: number | null;
+}
+
+export interface RunStepInput extends JobInput {
+  step: string;
+}
+
+export interface StepResult {
+  step: string;
+  series: number;
+  rows: number;
+  chunks: number;
+}
+
+const messageOf = (err: unknown): string => {
+  const e = err as { cause?: { message?: string }; message?: string };
+  return e?.cause?.message ?? e?.message ?? String(err);
+};
+
+/** Runs body as the job: running → completed, failed (with the error) or killed (on cancellation). */
+async function asJob<T>(ref: { accountId: string; jobId: string }, startMessage: string, body: () => Promise<T>): Promise<T> {
+  await bookkeeping.jobStarted({ ...ref, message: startMessage });
+  try {
+    const result = await body();
+    await bookkeeping.jobFinished({ ...ref, status: 'completed', result });
+    return result;
+  } catch (err) {
+    const killed = isCancellation(err);
+    await CancellationScope.nonCancellable(() =>
+      bookkeeping.jobFinished({ ...ref, status: killed ? 'killed' : 'failed', error: killed ? 'killed on request' : messageOf(err) }),
+    );
+    throw err;
+  }
+}
+
+/** Runs tasks with at most `limit` in flight; deterministic because the order of starts is fixed. */
+async function pool<T>(count: number, limit: number, task: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const i = next;
+      next += 1;
+      results[i] = await task(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, count)) }, lane));
+  return results;
+}
+
+async function runEtl(input: RunStepInput): Promise<StepResult> {
+  const settings = await bookkeeping.stepSettings({ accountId: input.accountId, nWorkers: input.nWorkers });
+  const plan = await work.etlPlan({ accountId: input.accountId, jobId: input.jobId, chunkSize: settings.chunkSize });
+  let done = 0;
+  const results = await pool(plan.chunks.length, settings.nWorkers, async (i) => {
+    const c = plan.chunks[i];
+    const r = await work.etlChunk({ accountId: input.accountId, jobId: input.jobId, endWeek: plan.endWeek!, from: c.from, to: c.to, index: i, of: plan.chunks.length });
+    done += c.count;
+    await bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total });
+    return r;
+  });
+  await work.etlFinalize({ accountId: input.accountId, jobId: input.jobId });
+  return {
+    step: 'etl',
+    series: results.reduce((n, r) => n + r.series, 0),
+    rows: results.reduce((n, r) => n + r.rows, 0),
+    chunks: plan.chunks.length,
+  };
+}
+
+/** One pipeline step as a job: split into chunks, run them in parallel with bounded concurrency, finalise. */
+export async function runStep(input: RunStepInput): Promise<StepResult> {
+  return asJob(input, `${input.step}: started`, async () => {
+    if (!isStepAvailable(input.step)) {
+      throw ApplicationFailure.nonRetryable(`step ${input.step} not available yet`, 'StepNotAvailable');
+    }
+    switch (input.step) {
+      case 'etl':
+        return runEtl(input);
+      default:
+        throw ApplicationFailure.nonRetryable(`step ${input.step} not available yet`, 'StepNotAvailable');
+    }
+  });
+}
+
+export interface RunSequenceInput extends JobInput {
+  /** steps to run in order; run-all passes the ten pipeline steps */
+  steps: string[];
+  /** per-step n_workers (process workflows) */
+  stepWorkers?: Record<string, number>;
+  kind: string;
+}
+
+/** Runs steps in order as child runStep workflows; supply is followed by a child allocation logged under it. */
+export async function runSequence(input: RunSequenceInput): Promise<{ steps: StepResult[] }> {
+  return asJob(input, `${input.kind}: ${input.steps.join(' → ')}`, async () => {
+    const done: StepResult[] = [];
+    for (const [i, step] of input.steps.entries()) {
+      const childId = `${input.jobId}-${i + 1}-${step}`;
+      done.push(await child(input, step, childId, input.jobId));
+      if (step === 'supply') done.push(await child(input, 'allocation', `${childId}-allocation`, childId));
+    }
+    return { steps: done };
+  });
+}
+
+async function child(input: RunSequenceInput, step: string, childId: string, parentJobId: string): Promise<StepResult> {
+  await bookkeeping.createChildJob({
+    accountId: input.accountId, jobId: childId, parentJobId, kind: 'step', step,
+    pipelineId: input.pipelineId, scenarioId: input.scenarioId, segmentId: input.segmentId, createdBy: input.createdBy,
+  });
+  await bookkeeping.jobLog({ accountId: input.accountId, jobId: input.jobId, message: `step ${step}: started as ${childId}` });
+  try {
+    return await executeChild(runStep, {
+      workflowId: childId,
+      args: [{ ...input, jobId: childId, step, nWorkers: input.stepWorkers?.[step] ?? input.nWorkers }],
+      typedSearchAttributes: jobSearchAttributes({ accountId: input.accountId, kind: 'step', step, pipelineId: input.pipelineId, scenarioId: input.scenarioId }),
+    });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    throw ApplicationFailure.nonRetryable(`step ${step} failed: ${messageOf(err)}`, 'StepFailed');
+  }
+}
+
