@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Worker } from '@temporalio/worker';
+import { connectTemporal } from '../../temporal/client';
+import { sql, withTenant } from '../../db/pool';
+import { insertWeeklyDemand, isFinished, waitForJob } from '../support/jobs';
+import { workflowBundle } from '../support/temporal';
+import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
+import type { Client, Connection } from '@temporalio/client';
+
+const ROOT = path.join(__dirname, '../..');
+const taskQueue = `crash-${randomUUID()}`;
+
+/** A worker as its own OS process, exactly as production runs it, so it can be killed with SIGKILL. */
+function startWorkerProcess(): { child: ChildProcess; output: () => string } {
+  let out = '';
+  const child = spawn(process.execPath, ['--import', 'tsx', 'temporal/worker.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', NODE_ENV: 'development' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (c) => (out += c.toString()));
+  child.stderr!.on('data', (c) => (out += c.toString()));
+  return { child, output: () => out };
+}
+
+let connection: Connection;
+let client: Client;
+let t: TestApp;
+let a: TestTenant;
+let planner: string;
+let worker: ReturnType<typeof startWorkerProcess>;
+
+beforeAll(async () => {
+  ({ connection, client } = await connectTemporal(process.env.TEMPORAL_ADDRESS!, process.env.TEMPORAL_NAMESPACE ?? 'default'));
+  t = await startTestApp({ temporal: { client, taskQueue } });
+  a = await t.newTenant('durable');
+  planner = await t.login(a.planner);
+  await insertWeeklyDemand(t.db, a.accountId, 1500, 156);
+  await t.call('post', '/api/config/update', { token: await t.login(a.admin), body: { updates: [{ path: 'pipeline.chunk_size', value: 25 }, { path: 'pipeline.n_workers', value: 1 }] } });
+  worker = startWorkerProcess();
+}, 120_000);
+
+afterAll(async () => {
+  worker?.child.kill('SIGKILL');
+  await t.close();
+  await connection.close();
+});
+
+const snapshot = () =>
+  withTenant(t.db, a.accountId, (tx) =>
+    tx.one(sql.unsafe`
+      SELECT count(*)::int AS rows, sum(y)::float8 AS total,
+        md5(string_agg(item_id || ',' || site_id || ',' || week || ',' || y, ';' ORDER BY item_id, site_id, week)) AS digest
+      FROM series_weekly`),
+  );
+
+test('a worker killed with SIGKILL mid-step is replaced and the job finishes with the same results', async () => {
+  const first = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: 1 } });
+  expect((await waitForJob(t, planner, first.body.job_id, isFinished, 120_000)).status).toBe('completed');
+  const undisturbed = await snapshot();
+  expect(undisturbed.rows).toBe(1500 * 156);
+
+  await withTenant(t.db, a.accountId, (tx) => tx.query(sql.unsafe`DELETE FROM series_weekly`));
+  const second = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: 1 } });
+  const midway = await waitForJob(t, planner, second.body.job_id, (j) => (j.progress.done ?? 0) >= 200, 120_000);
+  expect(midway.status).toBe('running');
+  worker.child.kill('SIGKILL');
+  await new Promise((r) => worker.child.once('exit', r));
+
+  // with no worker the job is still running, not failed: Temporal keeps it until a worker comes back
+  await new Promise((r) => setTimeout(r, 1000));
+  const orphan = await t.call('get', `/api/pipeline/jobs/${second.body.job_id}`, { token: planner });
+  expect(orphan.body.status).toBe('running');
+  expect(orphan.body.temporal_status).toBe('RUNNING');
+
+  worker = startWorkerProcess();
+  const done = await waitForJob(t, planner, second.body.job_id, isFinished, 120_000);
+  expect(done.status).toBe('completed');
+  expect(done.result).toEqual({ step: 'etl', series: 1500, rows: 1500 * 156, chunks: 60 });
+  expect(await snapshot()).toEqual(undisturbed);
+}, 240_000);
+
+test('the workflows replay deterministically from their recorded histories', async () => {
+  const etl = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: 1, n_workers: 3 } });
+  const all = await t.call('post', '/api/pipeline/run-all', { token: planner, body: { pipeline_id: 1 } });
+  await waitForJob(t, planner, etl.body.job_id, isFinished, 120_000);
+  const runAll = await waitForJob(t, planner, all.body.job_id, isFinished, 120_000);
+  const ids = [etl.body.job_id, all.body.job_id, ...runAll.children.map((c) => c.job_id)];
+  const histories = await Promise.all(ids.map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
+  const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories);
+  let replayed = 0;
+  for await (const r of results) {
+    expect([r.workflowId, r.error]).toEqual([r.workflowId, undefined]);
+    replayed += 1;
+  }
+  expect(replayed).toBe(ids.length);
+}, 240_000);
