@@ -13,11 +13,15 @@ import { registerAuditRoutes } from './routes/audit';
 import { registerAuthRoutes } from './routes/auth';
 import { eventStreamPaths, type RouteTable } from './routes/define';
 import { registerPipelineControlRoutes } from './routes/pipeline';
+import { registerPipelineRoutes } from './routes/pipelines';
 import { registerProcessLogRoutes } from './routes/processLog';
+import { registerProcessWorkflowRoutes } from './routes/processWorkflows';
+import { registerScenarioRoutes } from './routes/scenarios';
 import { registerSystemRoutes } from './routes/system';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
 const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerPipelineControlRoutes, registerProcessLogRoutes, registerDocsRoutes,
+  registerScenarioRoutes, registerPipelineRoutes, registerProcessWorkflowRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

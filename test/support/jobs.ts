@@ -39,3 +39,9 @@ export async function waitForJob(t: TestApp, token: string, jobId: string, until
 }
 
 export const isFinished = (j: JobBody) => ['completed', 'failed', 'killed'].includes(j.status);
+
+export async function createPipeline(t: TestApp, token: string, name: string): Promise<number> {
+  const res = await t.call('post', '/api/scenario-pipeline', { token, body: { name } });
+  if (res.status !== 201) throw new Error(`pipeline not created: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as number;
+}

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import { connectTemporal } from '../../temporal/client';
 import { sql, withTenant } from '../../db/pool';
-import { insertWeeklyDemand, isFinished, waitForJob } from '../support/jobs';
+import { createPipeline, insertWeeklyDemand, isFinished, waitForJob } from '../support/jobs';
 import { workflowBundle } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
 import type { Client, Connection } from '@temporalio/client';
@@ -31,12 +31,14 @@ let t: TestApp;
 let a: TestTenant;
 let planner: string;
 let worker: ReturnType<typeof startWorkerProcess>;
+let pipelineId: number;
 
 beforeAll(async () => {
   ({ connection, client } = await connectTemporal(process.env.TEMPORAL_ADDRESS!, process.env.TEMPORAL_NAMESPACE ?? 'default'));
   t = await startTestApp({ temporal: { client, taskQueue } });
   a = await t.newTenant('durable');
   planner = await t.login(a.planner);
+  pipelineId = await createPipeline(t, planner, 'Durable');
   await insertWeeklyDemand(t.db, a.accountId, 1500, 156);
   await t.call('post', '/api/config/update', { token: await t.login(a.admin), body: { updates: [{ path: 'pipeline.chunk_size', value: 25 }, { path: 'pipeline.n_workers', value: 1 }] } });
   worker = startWorkerProcess();
@@ -57,13 +59,13 @@ const snapshot = () =>
   );
 
 test('a worker killed with SIGKILL mid-step is replaced and the job finishes with the same results', async () => {
-  const first = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: 1 } });
+  const first = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: pipelineId } });
   expect((await waitForJob(t, planner, first.body.job_id, isFinished, 120_000)).status).toBe('completed');
   const undisturbed = await snapshot();
   expect(undisturbed.rows).toBe(1500 * 156);
 
   await withTenant(t.db, a.accountId, (tx) => tx.query(sql.unsafe`DELETE FROM series_weekly`));
-  const second = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: 1 } });
+  const second = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: pipelineId } });
   const midway = await waitForJob(t, planner, second.body.job_id, (j) => (j.progress.done ?? 0) >= 200, 120_000);
   expect(midway.status).toBe('running');
   worker.child.kill('SIGKILL');
@@ -83,8 +85,8 @@ test('a worker killed with SIGKILL mid-step is replaced and the job finishes wit
 }, 240_000);
 
 test('the workflows replay deterministically from their recorded histories', async () => {
-  const etl = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: 1, n_workers: 3 } });
-  const all = await t.call('post', '/api/pipeline/run-all', { token: planner, body: { pipeline_id: 1 } });
+  const etl = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: pipelineId, n_workers: 3 } });
+  const all = await t.call('post', '/api/pipeline/run-all', { token: planner, body: { pipeline_id: pipelineId } });
   await waitForJob(t, planner, etl.body.job_id, isFinished, 120_000);
   const runAll = await waitForJob(t, planner, all.body.job_id, isFinished, 120_000);
   const ids = [etl.body.job_id, all.body.job_id, ...runAll.children.map((c) => c.job_id)];

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { sql, withTenant } from '../../db/pool';
-import { insertWeeklyDemand, isFinished, waitForJob } from '../support/jobs';
+import { createPipeline, insertWeeklyDemand, isFinished, waitForJob } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
 
@@ -8,11 +8,17 @@ let tw: TestWorker;
 let t: TestApp;
 let a: TestTenant;
 let planner: string;
+let p1: number;
+let p3: number;
+let s2: number;
+let s4: number;
 beforeAll(async () => {
   tw = await startTestWorker();
   t = await startTestApp({ temporal: { client: tw.client, taskQueue: tw.taskQueue } });
   a = await t.newTenant('jobs');
   planner = await t.login(a.planner);
+  [p1, p3] = await Promise.all(['Main', 'What-if'].map((name) => createPipeline(t, planner, name)));
+  [s2, s4] = await Promise.all(['Base', 'Alt'].map(async (name) => (await t.call('post', '/api/forecast/scenarios', { token: planner, body: { name } })).body.id as number));
 }, 120_000);
 afterAll(async () => {
   await t.close();
@@ -20,7 +26,7 @@ afterAll(async () => {
 });
 
 const run = (step: string, body: Record<string, unknown> = {}, token = planner) =>
-  t.call('post', `/api/pipeline/run/${step}`, { token, body: { pipeline_id: 1, ...body } });
+  t.call('post', `/api/pipeline/run/${step}`, { token, body: { pipeline_id: p1, ...body } });
 
 test('steps: the ten pipeline steps plus eoq and allocation', async () => {
   const res = await t.call('get', '/api/pipeline/steps', { token: planner });
@@ -80,7 +86,7 @@ describe('etl', () => {
 });
 
 test('a step that is not built yet fails its job, never pretends to succeed', async () => {
-  const res = await run('forecast', { scenario_id: 2 });
+  const res = await run('forecast', { scenario_id: s2 });
   const job = await waitForJob(t, planner, res.body.job_id, isFinished);
   expect(job.status).toBe('failed');
   expect(job.error).toBe('step forecast not available yet');
@@ -97,8 +103,24 @@ test('run_id makes a retried request idempotent', async () => {
   expect(list.body.find((j: { job_id: string }) => j.job_id === 'client-run-42').temporal_status).toBe('COMPLETED');
 });
 
+test('a saved process workflow runs its steps on its pipeline and records last_run_at', async () => {
+  const wf = await t.call('post', '/api/process-workflows', { token: planner, body: { name: 'Weekly', steps: ['etl', 'outlier'], segment_ids: [], scenario_pipeline_id: p1, step_workers: { etl: 2 } } });
+  expect(wf.status).toBe(201);
+  const started = await t.call('post', `/api/process-workflows/${wf.body.workflow_id}/run`, { token: planner, body: {} });
+  expect(started.status).toBe(200);
+  const job = await waitForJob(t, planner, started.body.job_id, isFinished);
+  expect(job.children.map((c) => [c.step, c.status])).toEqual([['etl', 'completed'], ['outlier', 'failed']]);
+  const list = await t.call('get', '/api/process-workflows', { token: planner });
+  expect(list.body.find((w: { workflow_id: number }) => w.workflow_id === wf.body.workflow_id).last_run_at).not.toBeNull();
+  const noPipeline = await t.call('post', '/api/process-workflows', { token: planner, body: { name: 'Loose', steps: ['etl'] } });
+  const refused = await t.call('post', `/api/process-workflows/${noPipeline.body.workflow_id}/run`, { token: planner, body: {} });
+  expect(refused.status).toBe(400);
+  expect(refused.body.detail).toMatch(/no scenario_pipeline_id/);
+  expect((await t.call('post', '/api/process-workflows/999999/run', { token: planner, body: {} })).status).toBe(404);
+});
+
 test('run-all runs the steps in order as child jobs and stops at the first step not available', async () => {
-  const res = await t.call('post', '/api/pipeline/run-all', { token: planner, body: { pipeline_id: 3, scenario_id: 4 } });
+  const res = await t.call('post', '/api/pipeline/run-all', { token: planner, body: { pipeline_id: p3, scenario_id: s4 } });
   expect(res.status).toBe(200);
   const job = await waitForJob(t, planner, res.body.job_id, isFinished);
   expect(job.status).toBe('failed');
@@ -106,7 +128,7 @@ test('run-all runs the steps in order as child jobs and stops at the first step 
   expect(job.children.map((c) => [c.step, c.status])).toEqual([['etl', 'completed'], ['outlier', 'failed']]);
   const steps = await t.call('get', `/api/process-log/${res.body.job_id}/steps`, { token: planner });
   expect(steps.body.map((s: { step: string; run_id: string; pipeline_id: number }) => [s.step, s.run_id, s.pipeline_id])).toEqual([
-    ['etl', res.body.job_id, 3], ['outlier', res.body.job_id, 3],
+    ['etl', res.body.job_id, p3], ['outlier', res.body.job_id, p3],
   ]);
   const runs = await t.call('get', '/api/process-log/runs', { token: planner });
   expect(runs.body.find((r: { run_id: string }) => r.run_id === res.body.job_id)).toMatchObject({ kind: 'run_all', step_count: 2, failed_steps: 1, status: 'failed' });
@@ -122,8 +144,8 @@ test('process log: filters, sort, pagination and step names', async () => {
   const etl = await t.call('get', '/api/process-log', { token: planner, query: { step: 'etl', sort_by: 'created_at', sort_dir: 'asc', limit: 2 } });
   expect(etl.body.items).toHaveLength(2);
   expect(etl.body.items[0].created_at <= etl.body.items[1].created_at).toBe(true);
-  const p3 = await t.call('get', '/api/process-log', { token: planner, query: { pipeline_id: 3 } });
-  expect(new Set(p3.body.items.map((i: { pipeline_id: number }) => i.pipeline_id))).toEqual(new Set([3]));
+  const byPipeline = await t.call('get', '/api/process-log', { token: planner, query: { pipeline_id: p3 } });
+  expect(new Set(byPipeline.body.items.map((i: { pipeline_id: number }) => i.pipeline_id))).toEqual(new Set([p3]));
   const today = new Date().toISOString().slice(0, 10);
   expect((await t.call('get', '/api/process-log', { token: planner, query: { date_from: today, date_to: today } })).body.total).toBe(all.body.total);
   expect((await t.call('get', '/api/process-log', { token: planner, query: { date_to: '2020-01-01' } })).body.total).toBe(0);
@@ -146,6 +168,10 @@ test('bad input and permissions', async () => {
   expect(zero.body.detail).toMatch(/pipeline_id is required/);
   expect((await run('etl', { n_workers: 0 })).body.detail).toBe('body.n_workers must be >= 1');
   expect((await t.call('get', '/api/pipeline/jobs/nope', { token: planner })).status).toBe(404);
+  const unknownPipeline = await run('etl', { pipeline_id: 999999 });
+  expect(unknownPipeline.status).toBe(404);
+  expect(unknownPipeline.body.detail).toBe('pipeline_id: pipeline 999999 not found');
+  expect((await run('etl', { scenario_id: 999999 })).body.detail).toBe('scenario_id: forecast scenario 999999 not found');
 });
 
 test('the job stream sends each log line as an event and ends with the status', async () => {
@@ -183,9 +209,11 @@ test('the job stream sends each log line as an event and ends with the status', 
 describe('kill, kill-all and reset', () => {
   let b: TestTenant;
   let plannerB: string;
+  let pb: number;
   beforeAll(async () => {
     b = await t.newTenant('jobs-b');
     plannerB = await t.login(b.planner);
+    pb = await createPipeline(t, plannerB, 'B main');
     for (const [tenant, token] of [[a, planner], [b, plannerB]] as const) {
       await insertWeeklyDemand(t.db, tenant.accountId, 1500, 156);
       await t.call('post', '/api/config/update', { token: await t.login(tenant.admin), body: { updates: [{ path: 'pipeline.chunk_size', value: 20 }, { path: 'pipeline.n_workers', value: 1 }] } });
@@ -214,7 +242,7 @@ describe('kill, kill-all and reset', () => {
 
   test("kill-all stops only the caller's account", async () => {
     const mine = await run('etl');
-    const theirs = await t.call('post', '/api/pipeline/run/etl', { token: plannerB, body: { pipeline_id: 1 } });
+    const theirs = await t.call('post', '/api/pipeline/run/etl', { token: plannerB, body: { pipeline_id: pb } });
     await waitForJob(t, planner, mine.body.job_id, (j) => j.status === 'running');
     await waitForJob(t, plannerB, theirs.body.job_id, (j) => j.status === 'running');
     const res = await t.call('post', '/api/pipeline/jobs/kill-all', { token: planner });

@@ -1,9 +1,12 @@
 import { childJobs, getJob, listActiveJobs, listJobs, logTail, type JobRow, type NewJob } from '../../../db/jobs';
 import { listTenantParameters } from '../../../db/parameters';
+import { getPipeline, touchPipelineRun } from '../../../db/pipelines';
 import { withTenant } from '../../../db/pool';
+import { getProcessWorkflow, touchLastRun } from '../../../db/processWorkflows';
+import { getScenario } from '../../../db/scenarios';
 import { PIPELINE_ORDER, STEPS } from '../../../lib/steps';
 import type { AppContext, AuthUser } from '../../context';
-import { notFound } from '../../errors';
+import { badRequest, notFound } from '../../errors';
 import { streamJobLogs } from '../../jobs/eventStream';
 import { killJobs, newJobId, requireTemporal, resetStaleJobs, startJob, workflowState } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
@@ -25,10 +28,17 @@ export async function jobOr404(ctx: AppContext, accountId: string, jobId: string
 
 /** Starts a job, or returns the existing one when the client repeats a request with the same run_id. */
 export async function launch(ctx: AppContext, user: AuthUser, job: NewJob, workflow: string, args: unknown[]) {
-  const existing = await withTenant(ctx.deps.db, user.accountId, (tx) => getJob(tx, job.job_id));
+  const existing = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
+    const found = await getJob(tx, job.job_id);
+    if (found) return found;
+    if (job.pipeline_id && !(await getPipeline(tx, job.pipeline_id))) throw notFound(`pipeline_id: pipeline ${job.pipeline_id} not found`);
+    if (job.scenario_id && !(await getScenario(tx, job.scenario_id))) throw notFound(`scenario_id: forecast scenario ${job.scenario_id} not found`);
+    return null;
+  });
   if (existing) return { job_id: existing.job_id, step: existing.step, status: existing.status };
   const temporal = requireTemporal(ctx.deps.temporal);
   const row = await startJob(ctx.deps.db, temporal, user.accountId, job, workflow, args);
+  if (job.pipeline_id) await withTenant(ctx.deps.db, user.accountId, (tx) => touchPipelineRun(tx, job.pipeline_id!));
   ctx.state.audit = { ...ctx.state.audit, entityId: row.job_id, newValue: { job_id: row.job_id, kind: row.kind, step: row.step, pipeline_id: row.pipeline_id } };
   return { job_id: row.job_id, step: row.step, status: 'queued' };
 }
@@ -53,7 +63,7 @@ export function registerPipelineControlRoutes(table: RouteTable): void {
     summary: 'Run one pipeline step as a job',
     description: 'Starts workflow `runStep` (workflow id = job id, search attributes AccountId, PipelineId, ScenarioId, Step, JobKind) and answers at once with status queued. Follow it with GET /api/pipeline/jobs/{job_id} or its event stream.',
     params: s.stepParam, body: s.runStepBody, audit: { entityType: 'job', action: 'run_step' },
-    responses: { 200: { description: 'job started', schema: s.startedSchema }, ...errors(400, 403, 503) },
+    responses: { 200: { description: 'job started', schema: s.startedSchema }, ...errors(400, 403, 404, 503) },
     handler: (ctx, { params, body, user }) => {
       const jobId = body.run_id ?? newJobId(params.step);
       return launch(ctx, user, {
@@ -69,7 +79,7 @@ export function registerPipelineControlRoutes(table: RouteTable): void {
     summary: 'Run every pipeline step in order',
     description: `Runs ${PIPELINE_ORDER.join(', ')} as child jobs of one run; supply is followed by a child allocation logged under it. The run stops at the first failing step.`,
     body: s.runAllBody, audit: { entityType: 'job', action: 'run_all' },
-    responses: { 200: { description: 'run started', schema: s.startedSchema }, ...errors(400, 403, 503) },
+    responses: { 200: { description: 'run started', schema: s.startedSchema }, ...errors(400, 403, 404, 503) },
     handler: (ctx, { body, user }) => {
       const jobId = body.run_id ?? newJobId('run-all');
       return launch(ctx, user, {
@@ -84,13 +94,39 @@ export function registerPipelineControlRoutes(table: RouteTable): void {
     summary: 'Forecast a list of series with chosen methods',
     description: '`series` are unique ids; `methods` (or `all_methods`) choose the methods. Runs the forecast step for those series only.',
     body: s.runForecastBody, audit: { entityType: 'job', action: 'run_forecast' },
-    responses: { 200: { description: 'job started', schema: s.startedSchema }, ...errors(400, 403, 503) },
+    responses: { 200: { description: 'job started', schema: s.startedSchema }, ...errors(400, 403, 404, 503) },
     handler: (ctx, { body, user }) => {
       const jobId = body.run_id ?? newJobId('forecast');
       return launch(ctx, user, {
         job_id: jobId, kind: 'run_forecast', step: 'forecast', pipeline_id: body.pipeline_id, scenario_id: body.scenario_id ?? null, created_by: user.email,
         params: { series: body.series, methods: body.methods ?? [], all_methods: body.all_methods },
       }, 'runStep', [{ ...jobInput(user, jobId, body), step: 'forecast' }]);
+    },
+  });
+
+  defineRoute(table, {
+    method: 'post', path: '/api/process-workflows/{workflow_id}/run', tag: 'process-workflows', permission: 'run_process', needsCache: false,
+    summary: 'Run a saved process workflow',
+    description: "Runs the workflow's steps in order as child jobs of one run (kind process_workflow) on its scenario pipeline, with its segments and per-step worker counts, and sets `last_run_at`. Not in the spec; the saved workflows are not useful without it.",
+    params: obj({ workflow_id: { type: 'integer', minimum: 1, maximum: 2147483647 } }, ['workflow_id']),
+    body: obj({ run_id: s.runAllBody.properties && (s.runAllBody.properties as any).run_id, scenario_id: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] } }),
+    audit: { entityType: 'process_workflow', action: 'run' },
+    responses: { 200: { description: 'run started', schema: s.startedSchema }, ...errors(400, 403, 404, 503) },
+    handler: async (ctx, { params, body, user }) => {
+      const wf = await withTenant(ctx.deps.db, user.accountId, (tx) => getProcessWorkflow(tx, params.workflow_id));
+      if (!wf) throw notFound(`Process workflow ${params.workflow_id} not found`);
+      if (!wf.scenario_pipeline_id) throw badRequest(`Process workflow ${wf.workflow_id} has no scenario_pipeline_id; set one before running it`);
+      const jobId = body.run_id ?? newJobId('workflow');
+      const started = await launch(ctx, user, {
+        job_id: jobId, kind: 'process_workflow', pipeline_id: wf.scenario_pipeline_id, scenario_id: body.scenario_id ?? null, created_by: user.email,
+        params: { workflow_id: wf.workflow_id, name: wf.name, steps: wf.steps, segment_ids: wf.segment_ids, step_workers: wf.step_workers },
+      }, 'runSequence', [{
+        ...jobInput(user, jobId, { pipeline_id: wf.scenario_pipeline_id, scenario_id: body.scenario_id ?? null, segment_id: wf.segment_ids.length === 1 ? wf.segment_ids[0] : null }),
+        steps: wf.steps, stepWorkers: wf.step_workers, kind: 'process_workflow',
+      }]);
+      await withTenant(ctx.deps.db, user.accountId, (tx) => touchLastRun(tx, wf.workflow_id));
+      ctx.state.audit = { ...ctx.state.audit, entityId: wf.workflow_id };
+      return started;
     },
   });
 
