@@ -1,6 +1,7 @@
 import type { Db } from '../db/pool';
 import { createEtlActivities } from './etl/activity';
 import { createHealthActivities } from './health/activity';
+import { createImportActivities } from './import/activity';
 import { createJobActivities } from './jobs/activity';
 
 export type { DatabaseHealth } from './health/activity';
@@ -11,6 +12,7 @@ export type { StepSettings } from './jobs/activity';
 export function createActivities(deps: { db: Db }) {
   return {
     ...createHealthActivities(deps),
+    ...createImportActivities(deps),
     ...createJobActivities(deps),
     ...createEtlActivities(deps),
   };

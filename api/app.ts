@@ -11,6 +11,7 @@ import { errorMiddleware } from './middleware/errors';
 import { registerDocsRoutes } from './openapi';
 import { registerAuditRoutes } from './routes/audit';
 import { registerAuthRoutes } from './routes/auth';
+import { registerImportRoutes } from './routes/import';
 import { eventStreamPaths, type RouteTable } from './routes/define';
 import { registerPipelineControlRoutes } from './routes/pipeline';
 import { registerPipelineRoutes } from './routes/pipelines';
@@ -22,6 +23,7 @@ import { registerSystemRoutes } from './routes/system';
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
 const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerPipelineControlRoutes, registerProcessLogRoutes, registerDocsRoutes,
   registerScenarioRoutes, registerPipelineRoutes, registerProcessWorkflowRoutes,
+  registerImportRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

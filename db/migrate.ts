@@ -17,7 +17,13 @@ function readMigrations(scope: 'master' | 'tenant'): MigrationFile[] {
     .readdirSync(dir)
     .filter((f) => /^\d+_.+\.sql$/.test(f))
     .sort()
-    .map((f) => ({ version: Number(f.split('_')[0]), name: f, sql: fs.readFileSync(path.join(dir, f), 'utf8') }));
+    .map((f) => ({ version: Number(f.split('_')[0]), name: f, sql: fs.readFileSync(path.join(dir, f), 'utf8') }))
+    .map((m, i, all) => {
+      // The ledger is keyed by number: two files with one number would leave the second silently unapplied.
+      const twin = all.find((o, j) => j !== i && o.version === m.version);
+      if (twin) throw new Error(`migrations ${m.name} and ${twin.name} share the number ${m.version}`);
+      return m;
+    });
 }
 
 /**

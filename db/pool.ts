@@ -1,3 +1,4 @@
+import { logger } from '../lib/logger';
 import { createPool, sql, type DatabasePool, type DatabaseTransactionConnection } from 'slonik';
 
 export { sql };
@@ -18,7 +19,7 @@ const typeParsers = [
 ];
 
 export async function openPool(databaseUrl: string, maximumPoolSize = 10): Promise<Db> {
-  return createPool(databaseUrl, {
+  const pool = await createPool(databaseUrl, {
     typeParsers,
     maximumPoolSize,
     captureStackTrace: false,
@@ -26,6 +27,10 @@ export async function openPool(databaseUrl: string, maximumPoolSize = 10): Promi
     connectionTimeout: 10000,
     statementTimeout: 'DISABLE_TIMEOUT',
   });
+  // slonik also emits every failed query as a pool 'error' event; unheard, Node would replace the real error (and its
+  // class, which callers test for) with ERR_UNHANDLED_ERROR. The query's own promise still rejects with it.
+  pool.on('error', (err: unknown) => logger.debug({ err }, 'query failed'));
+  return pool;
 }
 
 const SCHEMA_PATTERN = /^t_[0-9a-f]{32}$/;

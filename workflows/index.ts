@@ -13,3 +13,5 @@ export async function healthCheck(): Promise<activities.DatabaseHealth> {
 
 export { runSequence, runStep } from './runStep';
 export type { RunSequenceInput, RunStepInput, StepResult } from './runStep';
+
+export * from './importRun';
