@@ -91,3 +91,7 @@ export async function dropOrphanWeekly(tx: Tx): Promise<number> {
     DELETE FROM series_weekly w WHERE NOT EXISTS (SELECT 1 FROM demand_history d WHERE d.item_id = w.item_id AND d.site_id = w.site_id)`);
   return r.rowCount;
 }
+
+export async function countWeeklySeries(tx: Tx): Promise<number> {
+  return (await tx.oneFirst(sql.unsafe`SELECT count(*) FROM series WHERE n_observations IS NOT NULL`)) as number;
+}

@@ -3,11 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded';
 import { migrateAll } from '../db/migrate';
-import { openPool } from '../db/pool';
+import { countWeeklySeries } from '../db/etl';
+import { openPool, withTenant } from '../db/pool';
 import { readEnv, REPO_ROOT } from '../lib/env';
 import { isPortOpen, waitFor } from '../lib/net';
 import { startDevServer, type DevServer } from '../temporal/devServer';
 import { connectTemporal } from '../temporal/client';
+import { seedDemoData } from './demoData/seed';
 import { ensureDemoTenant, ensureSuperadmin } from './demoTenant';
 
 const say = (msg: string) => console.log(`==> ${msg}`);
@@ -40,6 +42,27 @@ async function workerHealth(address: string, namespace: string, taskQueue: strin
     return await client.workflow.execute('healthCheck', { taskQueue, workflowId: `health-check-${Date.now()}`, workflowExecutionTimeout: '2 minutes' });
   } finally {
     await connection.close();
+  }
+}
+
+/**
+ * The demo tenant gets generated data once, through the same path as a customer's files: import staging, an import
+ * run, then etl. DEMO_SERIES sizes it (0 skips it).
+ */
+async function seedDemoOnce(databaseUrl: string, address: string, namespace: string, taskQueue: string, accountId: string): Promise<string | undefined> {
+  const target = Number(process.env.DEMO_SERIES ?? 300);
+  if (!target) return undefined;
+  const db = await openPool(databaseUrl, 2);
+  const { connection, client } = await connectTemporal(address, namespace);
+  try {
+    if ((await withTenant(db, accountId, countWeeklySeries)) > 0) return undefined;
+    say(`loading demo data (${target} series) through import staging, an import run and etl`);
+    const items = Math.max(20, Math.round(target / 3));
+    const r = await seedDemoData(db, { client, taskQueue }, accountId, { seed: 42, items, sites: 8, seriesTarget: target });
+    return `demo data: ${r.staged.demand_history} demand rows imported, ${r.series} weekly series (import ${r.importRunId}, etl ${r.etlJobId})`;
+  } finally {
+    await connection.close();
+    await db.end();
   }
 }
 
@@ -123,6 +146,8 @@ async function main(): Promise<void> {
     await waitFor(() => isPortOpen(env.port), 120000, 'the API to listen');
     const health = await workerHealth(temporalAddress, env.temporalNamespace, env.taskQueue);
     say(`worker healthy: PostgreSQL ${health.server_version}, ${health.accounts} account(s)`);
+    const seeded = await seedDemoOnce(databaseUrl, temporalAddress, env.temporalNamespace, env.taskQueue, demo.accountId);
+    if (seeded) say(seeded);
 
     console.log(`
   Planning platform is running.

@@ -58,6 +58,12 @@ describe('the stack launcher', () => {
     expect(body.user).toMatchObject({ role: 'admin', account_name: 'Demo' });
     const cfg = await fetch(`http://localhost:${ports.api}/api/config`, { headers: { Authorization: `Bearer ${body.access_token}` } });
     expect(cfg.status).toBe(200);
+    // the demo data went through import staging and etl
+    expect(output).toMatch(/demo data: \d+ demand rows imported, \d+ weekly series/);
+    const reload = await fetch(`http://localhost:${ports.api}/api/reload`, { method: 'POST', headers: { Authorization: `Bearer ${body.access_token}` } });
+    const sizes = ((await reload.json()) as { cache_sizes: { series: number; items: number } }).cache_sizes;
+    expect(sizes.items).toBe(100);
+    expect(sizes.series).toBeGreaterThan(250);
     expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
   });
 
@@ -77,6 +83,7 @@ describe('the stack launcher', () => {
   test('starting again on the same data reuses it: demo tenant kept, logins still work', async () => {
     await launch();
     expect(output).toMatch(/Demo account\s+Demo\n/);
+    expect(output).not.toMatch(/loading demo data/);
     expect(output).toMatch(/migrations: 0 master, 0 tenant applied/);
     const res = await fetch(`http://localhost:${ports.api}/api/auth/login`, {
       method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'admin@demo.local', password: 'demo-admin-123' }),

@@ -1,0 +1,52 @@
+import { sql, withTenant } from '../../db/pool';
+import { createDemoPlan, demandBySeries } from '../../scripts/demoData/generator';
+import { seedDemoData } from '../../scripts/demoData/seed';
+import { startTestWorker, type TestWorker } from '../support/temporal';
+import { startTestApp, type TestApp } from '../support/testApp';
+
+let tw: TestWorker;
+let t: TestApp;
+beforeAll(async () => {
+  tw = await startTestWorker();
+  t = await startTestApp({ temporal: { client: tw.client, taskQueue: tw.taskQueue } });
+}, 120_000);
+afterAll(async () => {
+  await t.close();
+  await tw.close();
+});
+
+test('generated demo data goes through import staging, an import run and etl without a single rejected row', async () => {
+  const tenant = await t.newTenant('seed');
+  const opts = { seed: 11, items: 40, sites: 6, seriesTarget: 80 };
+  const result = await seedDemoData(t.db, { client: tw.client, taskQueue: tw.taskQueue }, tenant.accountId, opts, 'test', 180_000);
+
+  let expectedRows = 0;
+  let seriesWithDemand = 0;
+  for (const s of demandBySeries(createDemoPlan(opts))) {
+    expectedRows += s.rows.length;
+    if (s.rows.length) seriesWithDemand += 1;
+  }
+  expect(result.staged.demand_history).toBe(expectedRows);
+  expect(result.staged.items).toBe(40);
+  expect(result.series).toBe(seriesWithDemand);
+
+  const admin = await t.login(tenant.admin);
+  const run = await t.call('get', `/api/import/runs/${result.importRunId}`, { token: admin });
+  expect(run.body.status).toBe('completed');
+  expect(run.body.results.length).toBe(8);
+  for (const table of run.body.results) expect([table.table_name, table.status, table.rejected]).toEqual([table.table_name, 'completed', 0]);
+
+  const counts = await withTenant(t.db, tenant.accountId, async (tx) => ({
+    items: await tx.oneFirst(sql.unsafe`SELECT count(*) FROM items`),
+    demand: await tx.oneFirst(sql.unsafe`SELECT count(*) FROM demand_history`),
+    notMonday: await tx.oneFirst(sql.unsafe`SELECT count(*) FROM series_weekly WHERE extract(isodow FROM week) <> 1`),
+    weeklyTotal: await tx.oneFirst(sql.unsafe`SELECT sum(y)::float8 FROM series_weekly`),
+    demandTotal: await tx.oneFirst(sql.unsafe`SELECT sum(qty)::float8 FROM demand_history`),
+  }));
+  expect(counts).toMatchObject({ items: 40, demand: expectedRows, notMonday: 0 });
+  expect(counts.weeklyTotal).toBeCloseTo(counts.demandTotal as number, 6);
+
+  const reload = await t.call('post', '/api/reload', { token: admin });
+  expect(reload.body.cache_sizes).toMatchObject({ items: 40, sites: 6 });
+  expect(reload.body.cache_sizes.series).toBeGreaterThanOrEqual(seriesWithDemand);
+}, 240_000);
