@@ -1,8 +1,10 @@
 import type { Db } from '../db/pool';
+import { createAbcActivities } from './abc/activity';
 import { createEtlActivities } from './etl/activity';
 import { createHealthActivities } from './health/activity';
 import { createImportActivities } from './import/activity';
 import { createJobActivities } from './jobs/activity';
+import { createParameterActivities } from './parameters/activity';
 
 export type { DatabaseHealth } from './health/activity';
 export type { EtlPlan } from './etl/activity';
@@ -15,6 +17,8 @@ export function createActivities(deps: { db: Db }) {
     ...createImportActivities(deps),
     ...createJobActivities(deps),
     ...createEtlActivities(deps),
+    ...createAbcActivities(deps),
+    ...createParameterActivities(deps),
   };
 }
 

@@ -9,21 +9,31 @@ import { auditMiddleware } from './middleware/audit';
 import { authMiddleware } from './middleware/auth';
 import { errorMiddleware } from './middleware/errors';
 import { registerDocsRoutes } from './openapi';
+import { registerAbcRoutes } from './routes/abc';
 import { registerAuditRoutes } from './routes/audit';
 import { registerAuthRoutes } from './routes/auth';
+import { registerCalendarRoutes } from './routes/calendars';
 import { registerImportRoutes } from './routes/import';
+import { registerMasterDataRoutes } from './routes/masterData';
+import { registerNpiRoutes } from './routes/npi';
+import { registerParameterRoutes } from './routes/parameters';
 import { eventStreamPaths, type RouteTable } from './routes/define';
+import { registerHyperparamRoutes } from './routes/hyperparams';
 import { registerPipelineControlRoutes } from './routes/pipeline';
 import { registerPipelineRoutes } from './routes/pipelines';
 import { registerProcessLogRoutes } from './routes/processLog';
 import { registerProcessWorkflowRoutes } from './routes/processWorkflows';
 import { registerScenarioRoutes } from './routes/scenarios';
+import { registerSegmentRoutes } from './routes/segments';
+import { registerSeriesRoutes } from './routes/series';
 import { registerSystemRoutes } from './routes/system';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
 const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerPipelineControlRoutes, registerProcessLogRoutes, registerDocsRoutes,
   registerScenarioRoutes, registerPipelineRoutes, registerProcessWorkflowRoutes,
   registerImportRoutes,
+  registerParameterRoutes, registerHyperparamRoutes, registerCalendarRoutes,
+  registerMasterDataRoutes, registerSeriesRoutes, registerSegmentRoutes, registerAbcRoutes, registerNpiRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

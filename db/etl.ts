@@ -52,36 +52,42 @@ export interface WeeklyWrite {
   item_id: number;
   site_id: number;
   start: string;
-  y: number[];
-  stats: { n_observations: number; date_range_start: string; date_range_end: string; mean: number; zero_ratio: number; total_demand: number };
+  /** null: a closed week (missing, not zero) */
+  y: Array<number | null>;
+  /** capacity factor per week (0 = closed); absent: every week 1 */
+  factor?: number[];
+  stats: { n_observations: number; date_range_start: string; date_range_end: string; mean: number | null; zero_ratio: number | null; total_demand: number; closed_weeks: number };
 }
 
 /**
  * Replaces the weekly rows and statistics of the chunk's series: a retried chunk rewrites exactly what it wrote
- * before, so retries never duplicate rows.
+ * before, so retries never duplicate rows. A closed week is written as y NULL, closed true, factor 0.
  */
 export async function writeWeekly(tx: Tx, from: SeriesKey, to: SeriesKey, series: WeeklyWrite[]): Promise<number> {
   await tx.query(sql.unsafe`
     DELETE FROM series_weekly
     WHERE (item_id, site_id) >= (${from.item_id}, ${from.site_id}) AND (item_id, site_id) <= (${to.item_id}, ${to.site_id})`);
   if (!series.length) return 0;
-  const rows: Array<[number, number, string, number]> = [];
+  const rows: Array<[number, number, string, number | null, boolean, number]> = [];
   for (const s of series) {
     const start = Date.parse(`${s.start}T00:00:00Z`);
-    s.y.forEach((v, i) => rows.push([s.item_id, s.site_id, new Date(start + i * 7 * 86_400_000).toISOString().slice(0, 10), v]));
+    s.y.forEach((v, i) => {
+      const f = s.factor ? s.factor[i] : 1;
+      rows.push([s.item_id, s.site_id, new Date(start + i * 7 * 86_400_000).toISOString().slice(0, 10), f === 0 ? null : v, f === 0, f]);
+    });
   }
   await tx.query(sql.unsafe`
-    INSERT INTO series_weekly (item_id, site_id, week, y)
-    SELECT * FROM ${sql.unnest(rows, ['int4', 'int4', 'date', 'float8'])}`);
+    INSERT INTO series_weekly (item_id, site_id, week, y, closed, factor)
+    SELECT * FROM ${sql.unnest(rows, ['int4', 'int4', 'date', 'float8', 'bool', 'float8'])}`);
   await tx.query(sql.unsafe`
-    INSERT INTO series (item_id, site_id, n_observations, date_range_start, date_range_end, mean, zero_ratio, total_demand, updated_at)
-    SELECT item_id, site_id, n, d0, d1, m, z, t, now() FROM ${sql.unnest(
-      series.map((s) => [s.item_id, s.site_id, s.stats.n_observations, s.stats.date_range_start, s.stats.date_range_end, s.stats.mean, s.stats.zero_ratio, s.stats.total_demand]),
-      ['int4', 'int4', 'int4', 'date', 'date', 'float8', 'float8', 'float8'],
-    )} AS u(item_id, site_id, n, d0, d1, m, z, t)
+    INSERT INTO series (item_id, site_id, n_observations, date_range_start, date_range_end, mean, zero_ratio, total_demand, closed_weeks, updated_at)
+    SELECT item_id, site_id, n, d0, d1, m, z, t, c, now() FROM ${sql.unnest(
+      series.map((s) => [s.item_id, s.site_id, s.stats.n_observations, s.stats.date_range_start, s.stats.date_range_end, s.stats.mean, s.stats.zero_ratio, s.stats.total_demand, s.stats.closed_weeks]),
+      ['int4', 'int4', 'int4', 'date', 'date', 'float8', 'float8', 'float8', 'int4'],
+    )} AS u(item_id, site_id, n, d0, d1, m, z, t, c)
     ON CONFLICT (item_id, site_id) DO UPDATE SET n_observations = EXCLUDED.n_observations, date_range_start = EXCLUDED.date_range_start,
       date_range_end = EXCLUDED.date_range_end, mean = EXCLUDED.mean, zero_ratio = EXCLUDED.zero_ratio,
-      total_demand = EXCLUDED.total_demand, updated_at = now()`);
+      total_demand = EXCLUDED.total_demand, closed_weeks = EXCLUDED.closed_weeks, updated_at = now()`);
   return rows.length;
 }
 

@@ -15,3 +15,5 @@ export { runSequence, runStep } from './runStep';
 export type { RunSequenceInput, RunStepInput, StepResult } from './runStep';
 
 export * from './importRun';
+export * from './parametersResolve';
+export * from './abc';

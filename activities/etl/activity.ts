@@ -1,8 +1,9 @@
+import { calendarWeeksForSites } from '../../db/calendars';
 import { appendLog } from '../../db/jobs';
-import { demandChunks, demandInRange, dropOrphanWeekly, lastDemandWeek, writeWeekly, type SeriesKey, type WeeklyWrite } from '../../db/etl';
-import { withTenant, type Db } from '../../db/pool';
+import { demandChunks, demandInRange, dropOrphanWeekly, lastDemandWeek, writeWeekly, type DemandColumns, type SeriesKey, type WeeklyWrite } from '../../db/etl';
+import { withTenant, type Db, type Tx } from '../../db/pool';
 import { checkpoint } from '../jobs/activity';
-import { toWeekly, weeklyStats } from './weekly';
+import { applyCalendar, mondayOf, toWeekly, weekFactors, weeklyStats } from './weekly';
 
 export interface EtlPlan {
   endWeek: string | null;
@@ -10,7 +11,11 @@ export interface EtlPlan {
   chunks: Array<{ from: SeriesKey; to: SeriesKey; count: number }>;
 }
 
-/** etl: raw demand history → clean weekly series (Monday weeks, zero-filled) with their statistics. */
+/**
+ * etl: raw demand history → clean weekly series (Monday weeks, zero-filled) with their statistics. The site's
+ * calendar applies: closed weeks are stored as missing (y NULL, closed) and left out of the statistics; other weeks
+ * carry their capacity factor (docs/PARAMETERS.md#calendars).
+ */
 export function createEtlActivities({ db }: { db: Db }) {
   return {
     async etlPlan(input: { accountId: string; jobId: string; chunkSize: number }): Promise<EtlPlan> {
@@ -27,18 +32,38 @@ export function createEtlActivities({ db }: { db: Db }) {
       checkpoint({ index: input.index, phase: 'load' });
       return withTenant(db, input.accountId, async (tx) => {
         const d = await demandInRange(tx, input.from, input.to);
+        const calendars = await chunkCalendars(tx, d, input.endWeek);
         const out: WeeklyWrite[] = [];
+        let closed = 0;
+        let moved = 0;
+        let dropped = 0;
         let i = 0;
         while (i < d.ds.length) {
           let j = i;
           while (j < d.ds.length && d.item_id[j] === d.item_id[i] && d.site_id[j] === d.site_id[i]) j += 1;
-          const weekly = toWeekly(d.ds.slice(i, j), d.qty.slice(i, j), input.endWeek);
-          if (weekly) out.push({ item_id: d.item_id[i], site_id: d.site_id[i], start: weekly.start, y: Array.from(weekly.y), stats: weeklyStats(weekly) });
+          let weekly = toWeekly(d.ds.slice(i, j), d.qty.slice(i, j), input.endWeek);
+          const cal = calendars.get(d.site_id[i]);
+          if (weekly && cal) {
+            const effect = applyCalendar(weekly, weekFactors(weekly.start, weekly.y.length, cal.weeks, cal.factors));
+            weekly = effect.series;
+            closed += effect.closed;
+            moved += effect.moved;
+            dropped += effect.dropped;
+          }
+          if (weekly) {
+            out.push({
+              item_id: d.item_id[i], site_id: d.site_id[i], start: weekly.start, y: Array.from(weekly.y),
+              factor: weekly.factor ? Array.from(weekly.factor) : undefined, stats: weeklyStats(weekly),
+            });
+          }
           i = j;
         }
         checkpoint({ index: input.index, phase: 'write' });
         const rows = await writeWeekly(tx, input.from, input.to, out);
-        await appendLog(tx, input.jobId, `etl: chunk ${input.index + 1}/${input.of}: ${out.length} series, ${rows} weekly rows`);
+        const calendarNote = closed
+          ? `; ${closed} closed weeks stored as missing${moved ? `, ${moved} units booked in them moved to open weeks` : ''}${dropped ? `, ${dropped} units of series with no open week left out` : ''}`
+          : '';
+        await appendLog(tx, input.jobId, `etl: chunk ${input.index + 1}/${input.of}: ${out.length} series, ${rows} weekly rows${calendarNote}`);
         return { series: out.length, rows };
       });
     },
@@ -51,4 +76,20 @@ export function createEtlActivities({ db }: { db: Db }) {
       });
     },
   };
+}
+
+/** Calendar weeks of the chunk's sites, from the first demand week to the end week; sites without a calendar are absent. */
+async function chunkCalendars(tx: Tx, d: DemandColumns, endWeek: string): Promise<Map<number, { weeks: string[]; factors: number[] }>> {
+  if (!d.ds.length) return new Map();
+  let first = d.ds[0];
+  for (const ds of d.ds) if (ds < first) first = ds;
+  const rows = await calendarWeeksForSites(tx, [...new Set(d.site_id)], mondayOf(first), endWeek);
+  const out = new Map<number, { weeks: string[]; factors: number[] }>();
+  for (const r of rows) {
+    const c = out.get(r.site_id) ?? { weeks: [], factors: [] };
+    c.weeks.push(r.week);
+    c.factors.push(r.factor);
+    out.set(r.site_id, c);
+  }
+  return out;
 }

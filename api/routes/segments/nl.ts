@@ -1,0 +1,112 @@
+import OpenAI from 'openai';
+import { parseDescription, type AbcRef, type SiteRef } from '../../../activities/segments/nlParser';
+import { checkRules, RuleError, type FieldDef, type Rule } from '../../../activities/segments/rules';
+import { logger } from '../../../lib/logger';
+import { badRequest } from '../../errors';
+
+export interface LlmSettings {
+  baseUrl: string;
+  model: string;
+  apiKey: string;
+}
+
+export interface ParseOutcome {
+  description: string;
+  rules: Rule[];
+  source: 'llm' | 'parser';
+  unparsed: string[];
+  warnings: string[];
+}
+
+const LLM_TIMEOUT_MS = 30_000;
+
+function systemPrompt(fields: FieldDef[]): string {
+  const lines = fields.map((f) => {
+    const values = f.values?.length ? `; values: ${f.values.slice(0, 50).map((v) => JSON.stringify(v)).join(', ')}` : '';
+    return `- ${f.field} (${f.type}; operators: ${f.operators.join(', ')}${values})${f.description ? `: ${f.description}` : ''}`;
+  });
+  return [
+    'You turn a demand planner\'s description of a set of time series into segment rules.',
+    'Answer with one JSON object and nothing else: {"rules": [{"field": <field>, "operator": <operator>, "value": <value>}]}.',
+    'Rules are AND-combined. Use only these fields and, for each, only its operators:',
+    ...lines,
+    'Values: numbers for number fields, strings for string fields, "YYYY-MM-DD" for dates, true/false for booleans;',
+    '"in"/"not in" take a list, "between" takes [low, high], "is null" takes true (no value) or false (has a value).',
+    'String comparisons ignore case. If part of the description cannot be expressed with these fields, leave it out.',
+  ].join('\n');
+}
+
+function extractJson(text: string): unknown {
+  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
+  const body = (fenced ? fenced[1] : text).trim();
+  try {
+    return JSON.parse(body);
+  } catch {
+    const start = body.indexOf('{');
+    const end = body.lastIndexOf('}');
+    if (start >= 0 && end > start) return JSON.parse(body.slice(start, end + 1));
+    throw new Error('the answer is not JSON');
+  }
+}
+
+class LlmUnavailable extends Error {}
+
+async function askModel(settings: LlmSettings, description: string, fields: FieldDef[]): Promise<unknown> {
+  const client = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey || 'not-needed', timeout: LLM_TIMEOUT_MS, maxRetries: 1 });
+  let content: string | null | undefined;
+  try {
+    const completion = await client.chat.completions.create({
+      model: settings.model,
+      temperature: 0,
+      response_format: { type: 'json_object' },
+      messages: [
+        { role: 'system', content: systemPrompt(fields) },
+        { role: 'user', content: description },
+      ],
+    });
+    content = completion.choices?.[0]?.message?.content;
+  } catch (err) {
+    throw new LlmUnavailable(err instanceof Error ? err.message : String(err));
+  }
+  if (!content) throw new LlmUnavailable('the model returned no content');
+  try {
+    return extractJson(content);
+  } catch (err) {
+    throw badRequest(`The language model did not answer with JSON rules (${(err as Error).message})`);
+  }
+}
+
+/**
+ * Rules from a description: through the tenant's language model when `llm.base_url` is set, else (or when the model
+ * cannot be reached) through the deterministic parser. Rules are always checked against the field catalogue, so an
+ * unknown field or a bad value from the model is a 400 naming it, never a saved surprise.
+ */
+export async function parseNaturalLanguage(description: string, ctx: { fields: FieldDef[]; sites: SiteRef[]; abc: AbcRef[]; llm: LlmSettings | null }): Promise<ParseOutcome> {
+  const warnings: string[] = [];
+  if (ctx.llm) {
+    try {
+      const answer = await askModel(ctx.llm, description, ctx.fields);
+      const rules = (Array.isArray(answer) ? answer : (answer as { rules?: unknown })?.rules) as Rule[] | undefined;
+      if (!Array.isArray(rules)) throw badRequest("The language model's answer has no 'rules' list");
+      const clean = rules.map((r) => ({ field: r?.field, operator: r?.operator, ...(r && 'value' in r ? { value: r.value } : {}) })) as Rule[];
+      try {
+        checkRules(clean, ctx.fields, 'language model rules');
+      } catch (err) {
+        if (err instanceof RuleError) throw badRequest(`The language model proposed an invalid rule: ${err.message}`);
+        throw err;
+      }
+      if (!clean.length) throw badRequest('The language model found no rule in the description; rephrase it with fields of GET /api/segments/fields');
+      return { description, rules: clean, source: 'llm', unparsed: [], warnings };
+    } catch (err) {
+      if (!(err instanceof LlmUnavailable)) throw err;
+      logger.warn({ err: err.message }, 'language model unavailable; using the built-in segment parser');
+      warnings.push(`language model unavailable (${err.message}); used the built-in parser`);
+    }
+  }
+  const parsed = parseDescription(description, { fields: ctx.fields, sites: ctx.sites, abc: ctx.abc });
+  checkRules(parsed.rules, ctx.fields);
+  if (!parsed.rules.length) {
+    throw badRequest(`No rule could be derived from the description${parsed.warnings.length ? ` (${parsed.warnings.join('; ')})` : ''}; try phrasing like "A items at site DC1 with intermittent demand", "items with unit price over 100" or "lumpy or intermittent series at stores"`);
+  }
+  return { description, rules: parsed.rules, source: 'parser', unparsed: parsed.unparsed, warnings: [...warnings, ...parsed.warnings] };
+}

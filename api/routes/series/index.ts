@@ -1,0 +1,68 @@
+import { getPipeline } from '../../../db/pipelines';
+import { withTenant, type Tx } from '../../../db/pool';
+import { getScenario } from '../../../db/scenarios';
+import { seriesScope } from '../../../db/segments';
+import { demandClassCounts, listSeries, type SeriesFilter } from '../../../db/series';
+import type { AuthUser } from '../../context';
+import { notFound } from '../../errors';
+import { defineRoute, type RouteTable } from '../define';
+import { errors } from '../schemas';
+import { viewableSegment } from '../segments/access';
+import * as s from './schemas';
+
+/** Resolves the pipeline and segment filters (404 unknown, 403 segment not visible) into a series filter. */
+async function seriesFilter(tx: Tx, user: AuthUser, q: { pipeline_id?: number; segment_id?: number; scenario_id?: number }): Promise<SeriesFilter> {
+  if (q.scenario_id !== undefined && !(await getScenario(tx, q.scenario_id))) throw notFound(`scenario_id: forecast scenario ${q.scenario_id} not found`);
+  const f: SeriesFilter = { scope: seriesScope(user), segmentSets: [] };
+  if (q.pipeline_id !== undefined) {
+    const p = await getPipeline(tx, q.pipeline_id);
+    if (!p) throw notFound(`pipeline_id: pipeline ${q.pipeline_id} not found`);
+    if (p.segment_ids.length) f.segmentSets.push([...p.segment_ids]);
+  }
+  if (q.segment_id !== undefined) {
+    await viewableSegment(tx, user, q.segment_id);
+    f.segmentSets.push([q.segment_id]);
+  }
+  return f;
+}
+
+export function registerSeriesRoutes(table: RouteTable): void {
+  const tag = 'series';
+
+  defineRoute(table, {
+    method: 'get', path: '/api/series', tag,
+    summary: 'Series with their statistics and classifications',
+    description:
+      'Every series (row of `series`) the caller may see, by item_id and site_id; the total is in `X-Total-Count`. Field sources are given per field: etl statistics from `series`, ADI/CoV/intermittency computed from `series_weekly`, classifications from ABC results; characterization and best-method fields are null until those steps store results.',
+    query: s.seriesListQuery,
+    responses: { 200: { description: 'series', schema: { type: 'array', items: s.seriesSchema } }, ...errors(400, 403, 404) },
+    handler: async (ctx, { query, user }) => {
+      const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        return listSeries(tx, await seriesFilter(tx, user, query), query);
+      });
+      ctx.set('X-Total-Count', String(total));
+      return rows.map((r) => ({
+        ...r,
+        has_seasonality: null, has_trend: null, complexity_level: null, recommended_methods: null,
+        best_method: null, runner_up_method: null, best_score: null,
+      }));
+    },
+  });
+
+  defineRoute(table, {
+    method: 'get', path: '/api/series/type-counts', tag,
+    summary: 'Series per demand type',
+    description: 'Syntetos-Boylan classes of the series the caller may see, computed from series_weekly. `causal` and `maintenance` are 0 until causal forecasting and maintenance demand exist; `erratic` and `no_history` are given as well so the counts add up to `total`.',
+    query: s.typeCountsQuery,
+    responses: { 200: { description: 'counts', schema: s.typeCountsSchema }, ...errors(400, 403, 404) },
+    handler: async (ctx, { query, user }) =>
+      withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        const c = await demandClassCounts(tx, await seriesFilter(tx, user, query));
+        const n = (k: string) => c[k] ?? 0;
+        return {
+          intermittent: n('intermittent'), smooth: n('smooth'), lumpy: n('lumpy'), causal: 0, maintenance: 0,
+          erratic: n('erratic'), no_history: n('no_history'), total: Object.values(c).reduce((a, b) => a + b, 0),
+        };
+      }),
+  });
+}

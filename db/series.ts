@@ -1,0 +1,79 @@
+/** The series list of spec §2.3 and the demand-class counts, read from series, series_weekly, master data and ABC results. */
+import { sql, type Tx } from './pool';
+import { WEEKLY_STATS_JOIN, type Fragment } from './segments';
+
+export interface SeriesFilter {
+  /** the user's permission scope (seriesScope) */
+  scope: Fragment;
+  /** each set must hold: the series is assigned to at least one segment of the set (pipeline segments, a segment filter) */
+  segmentSets: number[][];
+}
+
+function filterSql(f: SeriesFilter): Fragment {
+  const parts: Fragment[] = [f.scope];
+  for (const ids of f.segmentSets) {
+    parts.push(sql.fragment`EXISTS (SELECT 1 FROM segment_members fm
+      WHERE fm.segment_id = ANY(${sql.array(ids, 'int4')}) AND fm.item_id = s.item_id AND fm.site_id = s.site_id)`);
+  }
+  return sql.fragment`${sql.join(parts, sql.fragment` AND `)}`;
+}
+
+export interface SeriesListRow {
+  unique_id: string;
+  item_id: number;
+  site_id: number;
+  item_name: string;
+  site_name: string;
+  item_xuid: string;
+  site_xuid: string;
+  item_image_url: string | null;
+  item_attributes: Record<string, unknown>;
+  site_attributes: Record<string, unknown>;
+  n_observations: number | null;
+  date_range_start: string | null;
+  date_range_end: string | null;
+  mean: number | null;
+  adi: number | null;
+  zero_ratio: number | null;
+  cov: number | null;
+  total_demand: number | null;
+  demand_class: string | null;
+  is_intermittent: boolean | null;
+  classifications: Record<string, string>;
+  avg_unit_cost: number;
+  unit_price: number;
+}
+
+export async function listSeries(tx: Tx, f: SeriesFilter, page: { skip: number; limit: number }): Promise<{ rows: SeriesListRow[]; total: number }> {
+  const where = filterSql(f);
+  const total = (await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series s WHERE ${where}`)) as number;
+  // The page is chosen first, so weekly statistics and classifications are computed for its series only.
+  const rows = (await tx.any(sql.unsafe`
+    WITH page AS (
+      SELECT s.* FROM series s WHERE ${where} ORDER BY s.item_id, s.site_id LIMIT ${page.limit} OFFSET ${page.skip}
+    )
+    SELECT (s.item_id::text || '_' || s.site_id::text) AS unique_id, s.item_id, s.site_id,
+      i.name AS item_name, st.name AS site_name, i.xuid AS item_xuid, st.xuid AS site_xuid, i.image_url AS item_image_url,
+      i.attributes AS item_attributes, st.attributes AS site_attributes,
+      s.n_observations, s.date_range_start, s.date_range_end, s.mean::float8 AS mean, wk.adi, s.zero_ratio::float8 AS zero_ratio, wk.cov,
+      s.total_demand::float8 AS total_demand, wk.demand_class, wk.is_intermittent,
+      COALESCE((SELECT jsonb_object_agg(c.name, r.class_label) FROM abc_results r JOIN abc_configurations c ON c.id = r.config_id
+        WHERE r.item_id = s.item_id AND r.site_id = s.site_id), '{}'::jsonb) AS classifications,
+      i.avg_unit_cost::float8 AS avg_unit_cost, i.unit_price::float8 AS unit_price
+    FROM page s JOIN items i ON i.id = s.item_id JOIN sites st ON st.id = s.site_id
+    ${WEEKLY_STATS_JOIN}
+    ORDER BY s.item_id, s.site_id`)) as SeriesListRow[];
+  return { rows: [...rows], total };
+}
+
+/** Series per Syntetos-Boylan demand class, from series_weekly. */
+export async function demandClassCounts(tx: Tx, f: SeriesFilter): Promise<Record<string, number>> {
+  const rows = (await tx.any(sql.unsafe`
+    SELECT COALESCE(wk.demand_class, 'no_history') AS demand_class, count(*)::int AS n
+    FROM series s ${WEEKLY_STATS_JOIN} WHERE ${filterSql(f)} GROUP BY 1`)) as Array<{ demand_class: string; n: number }>;
+  return Object.fromEntries(rows.map((r) => [r.demand_class, r.n]));
+}
+
+export async function segmentExists(tx: Tx, id: number): Promise<boolean> {
+  return Boolean(await tx.maybeOneFirst(sql.unsafe`SELECT true FROM segments WHERE id = ${id}`));
+}
