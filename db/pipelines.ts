@@ -149,9 +149,10 @@ export async function seriesExists(tx: Tx, itemId: number, siteId: number): Prom
 }
 
 /** Weekly demand of one series, oldest week first, as written by the etl step. */
-export async function weeklyHistory(tx: Tx, itemId: number, siteId: number): Promise<Array<{ ds: string; y: number }>> {
+/** Weekly history; a closed calendar week has y null (it is not a zero-demand week). */
+export async function weeklyHistory(tx: Tx, itemId: number, siteId: number): Promise<Array<{ ds: string; y: number | null }>> {
   return [...((await tx.any(sql.unsafe`
-    SELECT week AS ds, y FROM series_weekly WHERE item_id = ${itemId} AND site_id = ${siteId} ORDER BY week`)) as Array<{ ds: string; y: number }>)];
+    SELECT week AS ds, y FROM series_weekly WHERE item_id = ${itemId} AND site_id = ${siteId} ORDER BY week`)) as Array<{ ds: string; y: number | null }>)];
 }
 
 /** Jobs of the pipeline still queued or running (a pipeline is not deleted under a running job). */

@@ -26,10 +26,22 @@ const SPEC_ROWS: SpecRow[] = fs
     return { method: method.toLowerCase(), path: p, document, section };
   });
 
-/** Spec sections this issue delivers; later issues extend this list until it covers all 319 rows. */
+/**
+ * Spec rows delivered so far; later issues extend this until it covers all 319 rows. Whole sections where every row
+ * is served, single paths where a section is partly delivered.
+ */
+const WHOLE_SECTIONS = ['1 ', '4.1 Auth', '4.2 ', '4.4 NPI', '4.6 ', '4.7 ', '6 '];
+const PARTIAL_PATHS = new Set([
+  '/api/series', '/api/series/type-counts', '/api/items', '/api/sites', '/api/items/{item_id}/image', '/api/series/{unique_id}/parameters',
+  '/api/hyperparams/{unique_id}',
+  '/api/parameters', '/api/parameters/{id}', '/api/parameters/reorder', '/api/parameters/resolve', '/api/parameters/{id}/segments',
+  '/api/forecast/scenarios', '/api/forecast/scenarios/{id}', '/api/forecast/scenarios/{id}/clone',
+  '/api/scenario-pipeline', '/api/scenario-pipeline/{id}', '/api/scenario-pipeline/{id}/copy-from/{src_id}', '/api/scenario-pipeline/{id}/segments',
+  '/api/scenario-pipeline/{id}/segments/{seg_id}', '/api/scenario-pipeline/{id}/baseline/{uid}',
+  '/api/calendars', '/api/calendars/{id}', '/api/calendars/{id}/entries', '/api/audit-log',
+]);
 const DELIVERED = (r: SpecRow) =>
-  r.document === 'core-service.md' &&
-  (r.section.startsWith('1 ') || r.section.startsWith('4.1 ') || r.section.startsWith('4.2 ') || (r.section.startsWith('4.11 ') && r.path === '/api/audit-log'));
+  r.document === 'core-service.md' && (WHOLE_SECTIONS.some((s) => r.section.startsWith(s)) || PARTIAL_PATHS.has(r.path));
 
 const normalise = (p: string) => p.replace(/\{\w+\}/g, '{}');
 
@@ -58,7 +70,7 @@ test('every spec row of the delivered sections is served and documented', async 
   const doc = (await t.call('get', '/openapi.json')).body;
   const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m} ${normalise(p)}`)));
   const rows = SPEC_ROWS.filter(DELIVERED);
-  expect(rows.length).toBe(22);
+  expect(rows.length).toBe(112);
   const missing = rows.filter((r) => !documented.has(`${r.method} ${normalise(r.path)}`));
   expect(missing).toEqual([]);
 });

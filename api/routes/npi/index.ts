@@ -1,5 +1,6 @@
 import { dismissNpi, getNpi, listNpi } from '../../../db/npi';
 import { listTenantParameters } from '../../../db/parameters';
+import { defaultValues } from '../../../lib/parameterDefaults';
 import { withTenant, type Tx } from '../../../db/pool';
 import { seriesScope } from '../../../db/segments';
 import { notFound } from '../../errors';
@@ -7,8 +8,8 @@ import { defineRoute, type RouteTable } from '../define';
 import { errors, nullable, obj, out } from '../schemas';
 import { uniqueIdSchema, visibleSeries } from '../segments/access';
 
-/** Default of the tenant parameter npi.min_history_weeks until the parameter catalogue defines it. */
-export const DEFAULT_NPI_MIN_HISTORY_WEEKS = 13;
+/** The catalogue default of npi.min_history_weeks (lib/parameterDefaults.ts), unless the tenant set its own. */
+export const DEFAULT_NPI_MIN_HISTORY_WEEKS = Number(defaultValues('npi').min_history_weeks ?? 13);
 
 export async function npiMinHistoryWeeks(tx: Tx): Promise<number> {
   const params = await listTenantParameters(tx);

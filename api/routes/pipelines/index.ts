@@ -229,7 +229,7 @@ export function registerPipelineRoutes(table: RouteTable): void {
           scenario_id: scenario?.id ?? null,
           scenario_source: own ? 'pipeline' : scenario ? 'tenant_baseline' : null,
           scenario: scenario ? scenarioView(scenario) : null,
-          history: (await weeklyHistory(tx, itemId, siteId)).map((p) => ({ ds: p.ds, y: Number(p.y) })),
+          history: await weeklyHistory(tx, itemId, siteId),
           forecast: [],
         };
       });

@@ -82,8 +82,8 @@ export const baselineResponse = out({
   scenario_source: { type: ['string', 'null'], enum: ['pipeline', 'tenant_baseline', null], description: 'where scenario_id came from' },
   scenario: nullable(scenarioSchema),
   history: {
-    type: 'array', description: 'weekly demand (weeks start Monday), oldest first, from the etl step',
-    items: out({ ds: { type: 'string', format: 'date' }, y: { type: 'number' } }),
+    type: 'array', description: 'weekly demand (weeks start Monday), oldest first, from the etl step; y is null in a week the site calendar closes',
+    items: out({ ds: { type: 'string', format: 'date' }, y: nullable({ type: 'number' }) }),
   },
   forecast: {
     type: 'array', description: 'baseline forecast points; filled once the forecast step has run (empty until then)',
