@@ -5,6 +5,7 @@ import { createHealthActivities } from './health/activity';
 import { createImportActivities } from './import/activity';
 import { createJobActivities } from './jobs/activity';
 import { createParameterActivities } from './parameters/activity';
+import { createSeriesStepActivities } from './steps/activity';
 
 export type { DatabaseHealth } from './health/activity';
 export type { EtlPlan } from './etl/activity';
@@ -19,6 +20,7 @@ export function createActivities(deps: { db: Db }) {
     ...createEtlActivities(deps),
     ...createAbcActivities(deps),
     ...createParameterActivities(deps),
+    ...createSeriesStepActivities(deps),
   };
 }
 

@@ -27,6 +27,9 @@ export interface JobInput {
 
 export interface RunStepInput extends JobInput {
   step: string;
+  /** run-forecast: only these series (unique ids) and, when given, these methods */
+  series?: string[] | null;
+  methods?: string[] | null;
 }
 
 export interface StepResult {
@@ -92,6 +95,31 @@ async function runEtl(input: RunStepInput): Promise<StepResult> {
   };
 }
 
+/** A per-series step (outlier … distribution): plan chunks of the run's scope, run them in parallel, finalise. */
+async function runSeriesStep(input: RunStepInput): Promise<StepResult> {
+  const settings = await bookkeeping.stepSettings({ accountId: input.accountId, nWorkers: input.nWorkers });
+  const base = {
+    accountId: input.accountId, jobId: input.jobId, step: input.step, pipelineId: input.pipelineId, scenarioId: input.scenarioId,
+    segmentId: input.segmentId, series: input.series ?? null, methods: input.methods ?? null,
+  };
+  const plan = await work.seriesStepPlan({ ...base, chunkSize: settings.chunkSize });
+  let done = 0;
+  const results = await pool(plan.chunks.length, settings.nWorkers, async (i) => {
+    const c = plan.chunks[i];
+    const r = await work.seriesStepChunk({ ...base, from: c.from, to: c.to, index: i, of: plan.chunks.length });
+    done += c.count;
+    await bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total });
+    return r;
+  });
+  await work.seriesStepFinalize(base);
+  return {
+    step: input.step,
+    series: results.reduce((n, r) => n + r.series, 0),
+    rows: results.reduce((n, r) => n + r.rows, 0),
+    chunks: plan.chunks.length,
+  };
+}
+
 /** One pipeline step as a job: split into chunks, run them in parallel with bounded concurrency, finalise. */
 export async function runStep(input: RunStepInput): Promise<StepResult> {
   return asJob(input, `${input.step}: started`, async () => {
@@ -101,6 +129,14 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
     switch (input.step) {
       case 'etl':
         return runEtl(input);
+      case 'outlier':
+      case 'characterization':
+      case 'forecast':
+      case 'backtest':
+      case 'backtest-forecast':
+      case 'best-method':
+      case 'distribution':
+        return runSeriesStep(input);
       default:
         throw ApplicationFailure.nonRetryable(`step ${input.step} not available yet`, 'StepNotAvailable');
     }

@@ -100,7 +100,7 @@ export function registerPipelineControlRoutes(table: RouteTable): void {
       return launch(ctx, user, {
         job_id: jobId, kind: 'run_forecast', step: 'forecast', pipeline_id: body.pipeline_id, scenario_id: body.scenario_id ?? null, created_by: user.email,
         params: { series: body.series, methods: body.methods ?? [], all_methods: body.all_methods },
-      }, 'runStep', [{ ...jobInput(user, jobId, body), step: 'forecast' }]);
+      }, 'runStep', [{ ...jobInput(user, jobId, body), step: 'forecast', series: body.series, methods: body.all_methods ? null : (body.methods?.length ? body.methods : null) }]);
     },
   });
 

@@ -1,0 +1,7 @@
+import type { SeriesStepHandler } from './types';
+
+/**
+ * The per-series steps the generic chunked activity can run, by step id (lib/steps.ts). A step's handler lives with
+ * its engine (activities/<step>/step.ts); registering it here is what makes runStep dispatch to it.
+ */
+export const STEP_HANDLERS: Record<string, SeriesStepHandler> = {};

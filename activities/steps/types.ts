@@ -1,0 +1,28 @@
+import type { RunScope, WeeklySeries } from '../../db/seriesSteps';
+import type { Tx } from '../../db/pool';
+import type { ResolvedParameters } from '../parameters/resolve';
+
+/** What a step handler knows about the run it works for. */
+export interface StepRun {
+  tx: Tx;
+  jobId: string;
+  scope: RunScope;
+  scenarioId: number | null;
+  /** run-forecast: the methods asked for (null: the parameters decide) */
+  methods: string[] | null;
+  /** chunk index and count, for log lines */
+  index: number;
+  of: number;
+}
+
+/**
+ * One per-series pipeline step. `run` gets the chunk's weekly series and their resolved parameters (the types listed
+ * in parameterTypes, keyed `<item_id>_<site_id>`), computes with the pure engines and rewrites its own rows for
+ * exactly these series and the run's pipeline, so a retried chunk writes the same result again.
+ */
+export interface SeriesStepHandler {
+  parameterTypes: readonly string[];
+  run(run: StepRun, series: WeeklySeries[], params: Map<string, ResolvedParameters>): Promise<{ rows: number; note?: string }>;
+  /** after every chunk (optional): e.g. drop results of series that left the scope */
+  finalize?(run: Omit<StepRun, 'index' | 'of'>): Promise<string | null>;
+}

@@ -1,0 +1,89 @@
+/**
+ * What every per-series pipeline step (outlier … distribution) reads: the series in a run's scope, cut into key-range
+ * chunks, and their weekly history. A run's scope is the pipeline's segments (if it has any), the job's segment and an
+ * explicit list of series (run-forecast); a chunk is a key range, so its loader applies the same scope again.
+ */
+import { sql, type Tx } from './pool';
+import type { SeriesKey } from './etl';
+
+export interface RunScope {
+  /** results are written under this pipeline id; 0 = outside any pipeline */
+  pipelineId: number;
+  segmentId: number | null;
+  /** run-forecast: only these series */
+  keys: SeriesKey[] | null;
+}
+
+export interface SeriesChunk {
+  from: SeriesKey;
+  to: SeriesKey;
+  count: number;
+}
+
+function scopeSql(scope: RunScope) {
+  const parts = [sql.fragment`s.n_observations IS NOT NULL`];
+  if (scope.pipelineId > 0) {
+    parts.push(sql.fragment`(NOT EXISTS (SELECT 1 FROM pipeline_segments ps WHERE ps.pipeline_id = ${scope.pipelineId})
+      OR EXISTS (SELECT 1 FROM pipeline_segments ps JOIN segment_members m ON m.segment_id = ps.segment_id
+        WHERE ps.pipeline_id = ${scope.pipelineId} AND m.item_id = s.item_id AND m.site_id = s.site_id))`);
+  }
+  if (scope.segmentId) {
+    parts.push(sql.fragment`EXISTS (SELECT 1 FROM segment_members m WHERE m.segment_id = ${scope.segmentId} AND m.item_id = s.item_id AND m.site_id = s.site_id)`);
+  }
+  if (scope.keys) {
+    parts.push(sql.fragment`(s.item_id, s.site_id) IN (SELECT * FROM ${sql.unnest(scope.keys.map((k) => [k.item_id, k.site_id]), ['int4', 'int4'])})`);
+  }
+  return sql.join(parts, sql.fragment` AND `);
+}
+
+/** The scope's series in key order, cut into chunks of chunkSize: only each chunk's first and last key are returned. */
+export async function scopeChunks(tx: Tx, scope: RunScope, chunkSize: number): Promise<SeriesChunk[]> {
+  const rows = (await tx.any(sql.unsafe`
+    WITH numbered AS (
+      SELECT item_id, site_id, (row_number() OVER (ORDER BY item_id, site_id) - 1) / ${chunkSize} AS chunk
+      FROM series s WHERE ${scopeSql(scope)}
+    )
+    SELECT chunk, count(*)::int AS count,
+      (array_agg(item_id ORDER BY item_id, site_id))[1] AS from_item, (array_agg(site_id ORDER BY item_id, site_id))[1] AS from_site,
+      (array_agg(item_id ORDER BY item_id DESC, site_id DESC))[1] AS to_item, (array_agg(site_id ORDER BY item_id DESC, site_id DESC))[1] AS to_site
+    FROM numbered GROUP BY chunk ORDER BY chunk`)) as Array<{ count: number; from_item: number; from_site: number; to_item: number; to_site: number }>;
+  return rows.map((r) => ({ from: { item_id: r.from_item, site_id: r.from_site }, to: { item_id: r.to_item, site_id: r.to_site }, count: r.count }));
+}
+
+/** One series' weekly history as the steps see it. */
+export interface WeeklySeries extends SeriesKey {
+  unique_id: string;
+  /** Monday of y[0] */
+  start: string;
+  /** weekly demand; NaN = a closed week (calendar), never a zero */
+  y: Float64Array;
+  /** capacity factor per week (0 = closed) */
+  factor: Float64Array;
+}
+
+/** Weekly history of the scope's series whose key lies in [from, to], in key order. */
+export async function weeklyInRange(tx: Tx, scope: RunScope, from: SeriesKey, to: SeriesKey): Promise<WeeklySeries[]> {
+  const rows = (await tx.any(sql.unsafe`
+    SELECT w.item_id, w.site_id, min(w.week) AS start,
+      array_agg(w.y::float8 ORDER BY w.week) AS y, array_agg(w.factor::float8 ORDER BY w.week) AS factor
+    FROM series s JOIN series_weekly w ON w.item_id = s.item_id AND w.site_id = s.site_id
+    WHERE (s.item_id, s.site_id) >= (${from.item_id}, ${from.site_id}) AND (s.item_id, s.site_id) <= (${to.item_id}, ${to.site_id})
+      AND ${scopeSql(scope)}
+    GROUP BY w.item_id, w.site_id ORDER BY w.item_id, w.site_id`)) as Array<{ item_id: number; site_id: number; start: string; y: Array<number | null>; factor: number[] }>;
+  return rows.map((r) => ({
+    item_id: r.item_id,
+    site_id: r.site_id,
+    unique_id: `${r.item_id}_${r.site_id}`,
+    start: r.start,
+    y: Float64Array.from(r.y, (v) => (v === null ? Number.NaN : v)),
+    factor: Float64Array.from(r.factor),
+  }));
+}
+
+/**
+ * `(item_id, site_id) IN (…)` for the series a chunk processed: steps delete their old rows for exactly these keys (and
+ * their pipeline) before writing, never the whole key range, which may hold series outside the run's scope.
+ */
+export function keysIn(keys: readonly SeriesKey[]) {
+  return sql.fragment`(item_id, site_id) IN (SELECT * FROM ${sql.unnest(keys.map((k) => [k.item_id, k.site_id]), ['int4', 'int4'])})`;
+}
