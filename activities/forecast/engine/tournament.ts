@@ -32,12 +32,15 @@
  * order.
  *
  * Combination (combination.ts). Members: the `top` (default 3) best-ranked methods of the pool (default ets, arima,
- * theta) among the candidates that were evaluated on every origin with a finite score; when fewer than 2 pool
- * methods qualify, the top of all qualifying candidates (e.g. croston, sba, tsb on an intermittent series). At
- * least 2 members, else no combination. Weights: 'inverse_score' (default, w ∝ 1/score) or 'equal'. Forecast: the
- * weighted mean of the members' full-history forecasts; interval: the weighted mean of their bounds (quantile
- * averaging). Its backtest: the same weights applied to the members' forecasts at each origin, scored like any
- * method, and it is ranked with the others. The members and weights come from those same backtest windows, so the
+ * theta) among the candidates scored on at least one backtest origin; when fewer than 2 pool methods qualify, the
+ * top of all qualifying candidates (e.g. croston, sba, tsb on an intermittent series). At least 2 members, else no
+ * combination. Its backtest covers the origins every member ran on (on a short series ARIMA, which needs 10 points,
+ * misses the early ones; the combination then counts fewer origins and ranks after the methods scored on all of
+ * them, so a short series gets the best single method — which is also what measures best on M1's short yearly
+ * series). Weights: 'inverse_score' (default, w ∝ 1/score, the members' scores on those common origins) or 'equal'.
+ * Forecast: the weighted mean of the members' full-history forecasts; interval: the weighted mean of their bounds
+ * (quantile averaging). Its backtest: the same weights applied to the members' forecasts at each common origin,
+ * scored like any method, and it is ranked with the others. The members and weights come from those same backtest windows, so the
  * combination's backtest score is slightly optimistic (an in-sample choice); bench/accuracy.ts measures the
  * tournament out of sample.
  */
@@ -216,15 +219,18 @@ export function runTournament(yIn: ArrayLike<number>, o: TournamentOptions): Tou
   const methodsBt: Record<string, MethodBacktest> = { ...bt.methods };
   if (cand.combination && !noBacktest) {
     const top = Math.max(2, Math.floor(copt.top ?? 3));
-    const eligible = singleRanking.filter((r) => r.origins_evaluated === bt.origins.length && Number.isFinite(r.score));
+    const eligible = singleRanking.filter((r) => r.origins_evaluated > 0 && Number.isFinite(r.score));
     const pool = copt.pool ?? DEFAULT_POOL;
     const fromPool = eligible.filter((r) => pool.includes(r.method));
     const members = (fromPool.length >= 2 ? fromPool : eligible).slice(0, top);
     if (members.length >= 2) {
       const names = members.map((m) => m.method);
-      const weights = combinationWeights(members.map((m) => m.score), copt.weights ?? 'inverse_score');
+      // the origins every member ran on (nested: a method with a longer minimum history runs on the later origins)
+      const common = bt.origins.map((x) => x.index).filter((i) => names.every((n) => bt.methods[n].forecasts.some((f) => f.origin === i)));
+      const onCommon = (n: string) => scoreOf(scoreOriginForecasts(bt.methods[n].forecasts.filter((f) => common.includes(f.origin)), bt.scales), metric);
+      const weights = combinationWeights(names.map(onCommon), copt.weights ?? 'inverse_score');
       const band = combineBands(names.map((n) => forecasts[n]), weights);
-      const originFc = combineAtOrigins(names.map((n) => bt.methods[n]), weights);
+      const originFc = combineAtOrigins(names.map((n) => bt.methods[n]), weights).filter((f) => common.includes(f.origin));
       const metrics = scoreOriginForecasts(originFc, bt.scales);
       const fc: MethodForecast = { method: COMBINATION, ...band, params: { members: names.join(','), weights: weights.map((w) => w.toFixed(4)).join(',') } };
       forecasts[COMBINATION] = fc;
@@ -232,7 +238,7 @@ export function runTournament(yIn: ArrayLike<number>, o: TournamentOptions): Tou
       combination = { members: names, weights, forecast: fc, metrics };
       ran.push(COMBINATION);
     } else {
-      skipped.push({ method: COMBINATION, reason: `needs at least 2 methods scored on every origin, got ${members.length}` });
+      skipped.push({ method: COMBINATION, reason: `needs at least 2 methods scored on a backtest origin, got ${members.length}` });
     }
   } else if (cand.combination) {
     skipped.push({ method: COMBINATION, reason: 'no backtest origin: members cannot be ranked' });

@@ -210,3 +210,19 @@ describe('runTournament: locked method below its minimum history', () => {
     expect(t.forecasts.holt_winters.params.fallback).toBeDefined();
   });
 });
+
+describe('runTournament: combination on a short series', () => {
+  test('a member that misses early origins limits the combination to the common ones, ranked after full-coverage methods', () => {
+    const r = rng(21);
+    const y = Array.from({ length: 14 }, (_, t) => 20 + 2 * t + gauss(r));
+    const t = runTournament(y, { period: 1, h: 4, methods: ['naive', 'ets', 'theta', 'arima', 'combination'], backtest: { origins: 3, step: 1 } });
+    expect(t.backtest.origins.map((o) => o.train_end)).toEqual([8, 9, 10]);
+    expect(t.backtest.methods.arima.origins_evaluated).toBe(1); // arima needs 10 points
+    expect([...t.combination!.members].sort()).toEqual(['arima', 'ets', 'theta']);
+    const c = t.backtest.methods.combination;
+    expect(c.origins_evaluated).toBe(1);
+    expect(c.forecasts.map((f) => f.origin)).toEqual([2]);
+    expect(t.best).not.toBe('combination');
+    expect(t.ranking[t.ranking.length - 1].origins_evaluated).toBe(1);
+  });
+});
