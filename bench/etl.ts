@@ -10,16 +10,20 @@
  *   4. reference:    the same two transformations as single set-based SQL statements, as a floor (--no-reference skips)
  *
  * Measured: wall time, rows/s, the worker's peak RSS per stage (VmHWM from /proc, reset at the start of each stage, and
- * the max of a 250 ms VmRSS sample), this process's peak RSS, CPU seconds of the worker, PostgreSQL, Temporal and this
- * process per stage, and table sizes. Results: a table on stdout, JSON and RSS curves in bench/out/, and (for the full
- * run) the results block of docs/BENCHMARKS.md.
+ * the max of a 250 ms VmRSS sample), this process's peak RSS, CPU seconds of the worker, PostgreSQL, Temporal, this
+ * process and every other process on the machine per stage, activity times from the workflow histories, PostgreSQL
+ * time per statement (pg_stat_activity sampled every 250 ms; --no-profile skips) and table sizes. A failed job is a
+ * result, not a crash. Results: a table on stdout, JSON and RSS curves in bench/out/, and (for the full run, or with
+ * --doc) the results block of docs/BENCHMARKS.md.
  *
  *   npm run bench:etl                          # 10000,100000
  *   npm run bench:etl -- --quick               # 1000 only, docs untouched
- *   npm run bench:etl -- --sizes 10000 [--no-doc] [--no-reference] [--seed 42] [--n-workers 2] [--chunk-size 500] [--keep]
+ *   npm run bench:etl -- --sizes 10000 [--doc | --no-doc] [--no-reference] [--no-profile] [--seed 42] [--weeks 156]
+ *                                              [--n-workers 2] [--chunk-size 500] [--keep]
  */
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { startImportRun } from '../api/routes/import';
@@ -144,7 +148,7 @@ interface SizeResult {
   workerStartup: { seconds: number; peak: number; rss: number };
   stages: StageResult[];
   sizes: Record<string, number>;
-  reference?: { importSeconds: number; importRows: number; importFkSeconds: number; importFkRows: number; etlSeconds: number; etlRows: number; orphanDeleteSeconds: number };
+  reference?: { importSeconds: number; importRows: number; importFkSeconds: number; importFkRows: number; etlSeconds: number; etlRows: number };
   settings: { nWorkers: number; chunkSize: number };
 }
 
@@ -396,7 +400,12 @@ async function runSize(stack: BenchStack, args: Args, series: number): Promise<S
     Object.assign(sizes, await tableSizes(stack.db, accountId), { stg_demand_history: stgSize });
 
     const result: SizeResult = { series, shape, accountId, staged, workerStartup, stages, sizes, settings };
-    if (args.reference) result.reference = await reference(stack, accountId);
+    if (args.reference) {
+      // the reference gets the database to itself: no worker, and no statement left over from an abandoned attempt
+      await worker.stop();
+      await waitForIdleDatabase(stack.db);
+      result.reference = await reference(stack, accountId);
+    }
     return result;
   } finally {
     await worker.stop();
@@ -407,6 +416,28 @@ async function runSize(stack: BenchStack, args: Args, series: number): Promise<S
  * The floor: the same transformations as single set-based statements in PostgreSQL (no validation, no rejections, no
  * statistics, no chunking, no Temporal), into scratch copies of the target tables with the same primary keys.
  */
+/**
+ * Waits until no other client backend runs a statement. An activity attempt that Temporal timed out keeps running in
+ * the worker, and its statement keeps running in PostgreSQL even after the worker exits.
+ */
+async function waitForIdleDatabase(db: Db, timeoutMs = 600_000): Promise<void> {
+  const t0 = Date.now();
+  for (let logged = false; ; ) {
+    const busy = (await db.any(sql.unsafe`
+      SELECT left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 60) AS query, round(extract(epoch FROM now() - query_start))::int AS seconds
+      FROM pg_stat_activity
+      WHERE backend_type = 'client backend' AND datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'`)) as Array<{ query: string; seconds: number }>;
+    if (!busy.length) {
+      if (logged) log(`  database idle after ${secs((Date.now() - t0) / 1000)} s`);
+      return;
+    }
+    if (!logged) log(`  waiting for ${busy.length} statement(s) still running: ${busy.map((b) => `${b.query} (${b.seconds} s)`).join('; ')}`);
+    logged = true;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`statements still running after ${timeoutMs / 1000} s: ${busy.map((b) => b.query).join('; ')}`);
+    await sleep(1000);
+  }
+}
+
 const FK_SAMPLE = 1_000_000;
 
 async function reference(stack: BenchStack, accountId: string): Promise<NonNullable<SizeResult['reference']>> {
@@ -446,12 +477,8 @@ async function reference(stack: BenchStack, accountId: string): Promise<NonNulla
         UNION ALL
         SELECT item_id, site_id, date_trunc('week', ds)::date, qty FROM demand_history
       ) x GROUP BY 1, 2, 3`);
-    // etlFinalize's statement on its own (it deletes nothing here): it does not heartbeat, so beyond the 10 s heartbeat timeout it is retried
-    const orphans = await timed(sql.unsafe`
-      DELETE FROM series_weekly w WHERE NOT EXISTS (SELECT 1 FROM demand_history d WHERE d.item_id = w.item_id AND d.site_id = w.site_id)`);
-    log(`  etlFinalize's DELETE of orphan weekly rows alone: ${secs(orphans.seconds)} s (${orphans.rows} rows)`);
     log(`  import floor ${int(imp.rows)} rows in ${secs(imp.seconds)} s = ${int(imp.rows / imp.seconds)} rows/s (with the two foreign keys: ${int(impFk.rows)} rows in ${secs(impFk.seconds)} s = ${int(impFk.rows / impFk.seconds)} rows/s); weekly floor ${int(etl.rows)} rows in ${secs(etl.seconds)} s = ${int(etl.rows / etl.seconds)} rows/s`);
-    return { importSeconds: imp.seconds, importRows: imp.rows, importFkSeconds: impFk.seconds, importFkRows: impFk.rows, orphanDeleteSeconds: orphans.seconds, etlSeconds: etl.seconds, etlRows: etl.rows };
+    return { importSeconds: imp.seconds, importRows: imp.rows, importFkSeconds: impFk.seconds, importFkRows: impFk.rows, etlSeconds: etl.seconds, etlRows: etl.rows };
   } finally {
     await withTenant(stack.db, accountId, async (tx) => {
       await tx.query(sql.unsafe`DROP TABLE IF EXISTS bench_ref_demand`);
@@ -500,7 +527,7 @@ function printReport(results: SizeResult[]): void {
 function markdownResults(results: SizeResult[], machine: Machine, args: Args, totalSeconds: number): string {
   const m = (b: number) => fixed(mib(b), 0);
   const out: string[] = [];
-  out.push(`Measured ${machine.date} by \`npm run bench:etl\` (seed ${args.seed}, ${args.weeks} weeks, n_workers ${results[0]?.settings.nWorkers}, chunk_size ${results[0]?.settings.chunkSize}); whole run ${fixed(totalSeconds / 60, 1)} min.`);
+  out.push(`Measured ${machine.date} by \`npm run bench:etl\` (seed ${args.seed}, ${args.weeks} weeks, n_workers ${results[0]?.settings.nWorkers}, chunk_size ${results[0]?.settings.chunkSize}); whole run ${fixed(totalSeconds / 60, 1)} min. ${interference(results, machine.nproc)}`);
   out.push('');
   out.push(markdownTable(RESULT_HEAD, resultRows(results, m), ['r', 'l', 'l', 'r', 'r', 'r', 'r', 'r']));
   out.push('');
@@ -561,10 +588,9 @@ function markdownResults(results: SizeResult[], machine: Machine, args: Args, to
   if (results.some((r) => r.reference)) {
     out.push('');
     out.push('Reference: the same rows moved by one set-based statement each (no validation, rejections, statistics, chunks or Temporal) into scratch tables with the same primary keys. '
-      + '`LIKE … INCLUDING ALL` copies no foreign keys, so the FK column repeats the import floor on a table that also has demand_history\'s two foreign keys (first million rows). '
-      + 'The last column times etlFinalize\'s `DELETE … WHERE NOT EXISTS` on its own.');
+      + '`LIKE … INCLUDING ALL` copies no foreign keys, so the FK column repeats the import floor on a table that also has demand_history\'s two foreign keys (first million rows).');
     out.push('');
-    out.push(markdownTable(['series', 'stg → demand: INSERT … SELECT with code lookups', 'rows/s', 'same with the two foreign keys', 'floor ÷ pipeline import rate (FK floor)', 'demand → weekly: GROUP BY + generate_series', 'rows/s', 'floor ÷ pipeline etl rate', 'etlFinalize DELETE alone (s)'], results.filter((r) => r.reference).map((r) => {
+    out.push(markdownTable(['series', 'stg → demand: INSERT … SELECT with code lookups', 'rows/s', 'same with the two foreign keys', 'floor ÷ pipeline import rate (FK floor)', 'demand → weekly: GROUP BY + generate_series', 'rows/s', 'floor ÷ pipeline etl rate'], results.filter((r) => r.reference).map((r) => {
       const ref = r.reference!;
       const imp = r.stages.find((s) => s.stage === 'import')!;
       const etl = r.stages.find((s) => s.stage === 'etl')!;
@@ -573,11 +599,20 @@ function markdownResults(results: SizeResult[], machine: Machine, args: Args, to
         `${int(ref.importFkRows / ref.importFkSeconds)} rows/s (first ${int(ref.importFkRows)} rows)`,
         `${fixed(imp.rowsPerSec > 0 ? ref.importRows / ref.importSeconds / imp.rowsPerSec : NaN, 1)}× (${fixed(ref.importFkRows / ref.importFkSeconds / imp.rowsPerSec, 1)}×)`,
         `${int(ref.etlRows)} rows, ${secs(ref.etlSeconds)} s`, int(ref.etlRows / ref.etlSeconds), `${fixed(ref.etlRows / ref.etlSeconds / etl.rowsPerSec, 1)}×`,
-        secs(ref.orphanDeleteSeconds),
       ];
     })));
   }
   return out.join('\n');
+}
+
+/** How much of the machine other processes took during the measured stages. */
+function interference(results: SizeResult[], nproc: number): string {
+  const stages = results.flatMap((r) => r.stages);
+  const other = stages.reduce((n, st) => n + (Number.isFinite(st.cpu.other) ? st.cpu.other : 0), 0);
+  const capacity = stages.reduce((n, st) => n + st.seconds, 0) * nproc;
+  const share = (100 * other) / capacity;
+  return `Other processes on the machine used ${int(other)} CPU-seconds during the measured stages, ${fixed(share, 0)} % of its ${nproc} CPUs`
+    + (share > 10 ? ' — **a disturbed run**: wall times and rates are worse than on a quiet machine, CPU seconds of our processes much less so.' : ' (a quiet run).');
 }
 
 function machineBlock(machine: Machine): string {
@@ -632,6 +667,7 @@ async function main(): Promise<void> {
     }
     const total = (performance.now() - tStart) / 1000;
     const bench = process.resourceUsage().maxRSS * 1024;
+    log(interference(results, os.availableParallelism()).replace(/\*\*/g, ''));
     log(`done in ${fixed(total / 60, 1)} min; this process's peak RSS ${fixed(mib(bench), 0)} MiB (VmHWM ${fixed(mib(memStatus(process.pid)?.hwm ?? NaN), 0)} MiB)`);
     if (!peakResetWorks) log('note: /proc/<pid>/clear_refs was refused, so stage peaks are the max of the 250 ms samples');
     fs.mkdirSync(OUT_DIR, { recursive: true });

@@ -10,9 +10,10 @@ export type Tx = DatabaseTransactionConnection;
  * the API speaks JSON numbers, ISO strings and `YYYY-MM-DD`, so we parse them that way once, here.
  */
 const typeParsers = [
-  { name: 'int8', parse: (v: string) => Number(v) },
-  { name: 'numeric', parse: (v: string) => Number(v) },
-  { name: 'float8', parse: (v: string) => Number(v) },
+  // pg applies these to array elements too, where a NULL element arrives as null: Number(null) would make it 0
+  { name: 'int8', parse: (v: string | null) => (v === null ? null : Number(v)) },
+  { name: 'numeric', parse: (v: string | null) => (v === null ? null : Number(v)) },
+  { name: 'float8', parse: (v: string | null) => (v === null ? null : Number(v)) },
   { name: 'date', parse: (v: string) => v },
   { name: 'timestamptz', parse: (v: string) => new Date(v).toISOString() },
   { name: 'timestamp', parse: (v: string) => new Date(`${v.replace(' ', 'T')}Z`).toISOString() },

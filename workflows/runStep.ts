@@ -81,12 +81,14 @@ async function runEtl(input: RunStepInput): Promise<StepResult> {
   let done = 0;
   const results = await pool(plan.chunks.length, settings.nWorkers, async (i) => {
     const c = plan.chunks[i];
-    const r = await work.etlChunk({ accountId: input.accountId, jobId: input.jobId, endWeek: plan.endWeek!, from: c.from, to: c.to, index: i, of: plan.chunks.length });
+    // Chunk i clears the keys after chunk i-1's last one: together the chunks drop series that lost their demand.
+    const span = { after: i > 0 ? plan.chunks[i - 1].to : null, through: i < plan.chunks.length - 1 ? c.to : null };
+    const r = await work.etlChunk({ accountId: input.accountId, jobId: input.jobId, endWeek: plan.endWeek!, from: c.from, to: c.to, index: i, of: plan.chunks.length, span });
     done += c.count;
     await bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total });
     return r;
   });
-  await work.etlFinalize({ accountId: input.accountId, jobId: input.jobId });
+  await work.etlFinalize({ accountId: input.accountId, jobId: input.jobId, chunks: plan.chunks.length });
   return {
     step: 'etl',
     series: results.reduce((n, r) => n + r.series, 0),

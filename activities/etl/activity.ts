@@ -1,6 +1,6 @@
 import { calendarWeeksForSites } from '../../db/calendars';
 import { appendLog } from '../../db/jobs';
-import { demandChunks, demandInRange, dropOrphanWeekly, lastDemandWeek, writeWeekly, type DemandColumns, type SeriesKey, type WeeklyWrite } from '../../db/etl';
+import { demandChunks, demandInRange, dropAllWeekly, lastDemandWeek, writeWeekly, type DemandColumns, type KeySpan, type SeriesKey, type WeeklyWrite } from '../../db/etl';
 import { withTenant, type Db, type Tx } from '../../db/pool';
 import { checkpoint } from '../jobs/activity';
 import { applyCalendar, mondayOf, toWeekly, weekFactors, weeklyStats } from './weekly';
@@ -28,7 +28,7 @@ export function createEtlActivities({ db }: { db: Db }) {
       });
     },
 
-    async etlChunk(input: { accountId: string; jobId: string; endWeek: string; from: SeriesKey; to: SeriesKey; index: number; of: number }): Promise<{ series: number; rows: number }> {
+    async etlChunk(input: { accountId: string; jobId: string; endWeek: string; from: SeriesKey; to: SeriesKey; index: number; of: number; span: KeySpan }): Promise<{ series: number; rows: number }> {
       checkpoint({ index: input.index, phase: 'load' });
       return withTenant(db, input.accountId, async (tx) => {
         const d = await demandInRange(tx, input.from, input.to);
@@ -59,7 +59,7 @@ export function createEtlActivities({ db }: { db: Db }) {
           i = j;
         }
         checkpoint({ index: input.index, phase: 'write' });
-        const rows = await writeWeekly(tx, input.from, input.to, out);
+        const rows = await writeWeekly(tx, input.span, out);
         const calendarNote = closed
           ? `; ${closed} closed weeks stored as missing${moved ? `, ${moved} units booked in them moved to open weeks` : ''}${dropped ? `, ${dropped} units of series with no open week left out` : ''}`
           : '';
@@ -68,9 +68,10 @@ export function createEtlActivities({ db }: { db: Db }) {
       });
     },
 
-    async etlFinalize(input: { accountId: string; jobId: string }): Promise<{ dropped: number }> {
+    async etlFinalize(input: { accountId: string; jobId: string; chunks?: number }): Promise<{ dropped: number }> {
+      if (input.chunks !== 0) return { dropped: 0 };
       return withTenant(db, input.accountId, async (tx) => {
-        const dropped = await dropOrphanWeekly(tx);
+        const dropped = await dropAllWeekly(tx);
         if (dropped) await appendLog(tx, input.jobId, `etl: removed ${dropped} weekly rows of series without demand`);
         return { dropped };
       });
