@@ -85,10 +85,19 @@ test('a worker killed with SIGKILL mid-step is replaced and the job finishes wit
 }, 240_000);
 
 test('the workflows replay deterministically from their recorded histories', async () => {
-  const etl = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: pipelineId, n_workers: 3 } });
-  const all = await t.call('post', '/api/pipeline/run-all', { token: planner, body: { pipeline_id: pipelineId } });
-  await waitForJob(t, planner, etl.body.job_id, isFinished, 120_000);
-  const runAll = await waitForJob(t, planner, all.body.job_id, isFinished, 120_000);
+  // a small tenant of its own, so run-all goes through every forecasting step in seconds
+  const b = await t.newTenant('replay');
+  const bPlanner = await t.login(b.planner);
+  const bPipeline = await createPipeline(t, bPlanner, 'Replay');
+  await insertWeeklyDemand(t.db, b.accountId, 12, 104);
+  const etl = await t.call('post', '/api/pipeline/run/etl', { token: bPlanner, body: { pipeline_id: bPipeline, n_workers: 3 } });
+  await waitForJob(t, bPlanner, etl.body.job_id, isFinished, 120_000);
+  const all = await t.call('post', '/api/pipeline/run-all', { token: bPlanner, body: { pipeline_id: bPipeline } });
+  const runAll = await waitForJob(t, bPlanner, all.body.job_id, isFinished, 180_000);
+  // every forecasting step ran as a child before the first step that is not built yet stopped the sequence
+  expect(runAll.children.map((c) => [c.step, c.status]).slice(0, 8)).toEqual(
+    ['etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution'].map((s) => [s, 'completed']),
+  );
   const ids = [etl.body.job_id, all.body.job_id, ...runAll.children.map((c) => c.job_id)];
   const histories = await Promise.all(ids.map(async (workflowId) => ({ workflowId, history: await client.workflow.getHandle(workflowId).fetchHistory() })));
   const results = Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories);

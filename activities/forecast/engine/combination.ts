@@ -18,10 +18,20 @@
 
 export type CombinationWeights = 'equal' | 'inverse_score';
 
+/**
+ * What the default-and-override choice (preferCombination) needs of a ranked candidate: tournament.ts RankEntry.
+ * selection_score is the backtest score, × (1 − margin) for the combination.
+ */
+export interface RankedCandidate {
+  method: string;
+  selection_score: number;
+  origins_evaluated: number;
+}
+
 export interface CombinationOptions {
   /** number of best-ranked methods combined (default 3) */
   top?: number;
-  /** default 'inverse_score' */
+  /** default DEFAULT_WEIGHTS ('equal') */
   weights?: CombinationWeights;
   /**
    * methods the members are taken from, best backtest scores first (default DEFAULT_POOL); when fewer than 2 of them
@@ -33,6 +43,11 @@ export interface CombinationOptions {
    * when its backtest score is below (1 − margin) × the combination's. 0: plain lowest score.
    */
   margin?: number;
+  /**
+   * backtest origins a single method must have been scored on to override the combination (default
+   * DEFAULT_MIN_ORIGINS, and never fewer than the combination's own); with fewer the combination stands
+   */
+  minOrigins?: number;
 }
 
 /**
@@ -43,6 +58,32 @@ export interface CombinationOptions {
  */
 export const DEFAULT_POOL: readonly string[] = ['ets', 'arima', 'theta'];
 export const DEFAULT_MARGIN = 0.5;
+/** equal weights by default: weights estimated from three short backtest windows mostly fit their noise (the "forecast combination puzzle", Smith & Wallis 2009) */
+export const DEFAULT_WEIGHTS: CombinationWeights = 'equal';
+export const DEFAULT_MIN_ORIGINS = 3;
+
+/**
+ * The tournament's choice rule, applied to candidates already sorted by the plain ranking key (tournament.ts):
+ * the combination is the default choice, and a single method comes before it only when it
+ *   - was scored on at least max(minOrigins, the combination's origins) backtest origins (origins are nested, so it
+ *     covers every origin the combination was scored on), and
+ *   - has a lower selection_score, i.e. its backtest score is below (1 − margin) × the combination's (margin is
+ *     already folded into the combination's selection_score);
+ * both scores finite. Returns those overriding singles (in their ranking order), then the combination, then the
+ * other candidates (in their ranking order). Without a combination the order is unchanged. Why the combination by
+ * default: a single method's lead over three short backtest windows is mostly noise (the best of a dozen scores is
+ * optimistic), while the equal-weight mean of ETS, ARIMA and Theta is robustly good; on series too short for
+ * `minOrigins` origins the backtest cannot tell the methods apart at all, so the combination stands.
+ */
+export function preferCombination<T extends RankedCandidate>(sorted: readonly T[], combination: string, minOrigins: number = DEFAULT_MIN_ORIGINS): T[] {
+  const c = sorted.find((r) => r.method === combination);
+  if (!c) return [...sorted];
+  const need = Math.max(Math.floor(minOrigins), c.origins_evaluated, 1);
+  const overrides = (r: T) =>
+    r !== c && r.origins_evaluated >= need && Number.isFinite(r.selection_score) && Number.isFinite(c.selection_score) && r.selection_score < c.selection_score;
+  const first = sorted.filter(overrides);
+  return [...first, c, ...sorted.filter((r) => r !== c && !first.includes(r))];
+}
 
 export interface Band {
   mean: ArrayLike<number>;

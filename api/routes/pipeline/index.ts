@@ -4,6 +4,7 @@ import { getPipeline, touchPipelineRun } from '../../../db/pipelines';
 import { withTenant } from '../../../db/pool';
 import { getProcessWorkflow, touchLastRun } from '../../../db/processWorkflows';
 import { getScenario } from '../../../db/scenarios';
+import { FORECAST_METHOD_NAMES } from '../../../lib/parameterDefaults';
 import { PIPELINE_ORDER, STEPS } from '../../../lib/steps';
 import type { AppContext, AuthUser } from '../../context';
 import { badRequest, notFound } from '../../errors';
@@ -42,6 +43,9 @@ export async function launch(ctx: AppContext, user: AuthUser, job: NewJob, workf
   ctx.state.audit = { ...ctx.state.audit, entityId: row.job_id, newValue: { job_id: row.job_id, kind: row.kind, step: row.step, pipeline_id: row.pipeline_id } };
   return { job_id: row.job_id, step: row.step, status: 'queued' };
 }
+
+// all_methods: every method the forecast step fits itself (the combination is built by best-method)
+const ALL_FITTED_METHODS = FORECAST_METHOD_NAMES.filter((m) => m !== 'combination');
 
 const jobInput = (user: AuthUser, jobId: string, b: { pipeline_id?: number; scenario_id?: number | null; segment_id?: number | null; n_workers?: number | null }) => ({
   jobId, accountId: user.accountId, pipelineId: b.pipeline_id ?? null, scenarioId: b.scenario_id ?? null, segmentId: b.segment_id ?? null,
@@ -100,7 +104,7 @@ export function registerPipelineControlRoutes(table: RouteTable): void {
       return launch(ctx, user, {
         job_id: jobId, kind: 'run_forecast', step: 'forecast', pipeline_id: body.pipeline_id, scenario_id: body.scenario_id ?? null, created_by: user.email,
         params: { series: body.series, methods: body.methods ?? [], all_methods: body.all_methods },
-      }, 'runStep', [{ ...jobInput(user, jobId, body), step: 'forecast', series: body.series, methods: body.all_methods ? null : (body.methods?.length ? body.methods : null) }]);
+      }, 'runStep', [{ ...jobInput(user, jobId, body), step: 'forecast', series: body.series, methods: body.all_methods ? ALL_FITTED_METHODS : (body.methods?.length ? body.methods : null) }]);
     },
   });
 

@@ -1,3 +1,4 @@
+import { FORECAST_METHOD_NAMES } from '../../../lib/parameterDefaults';
 import { STEP_IDS } from '../../../lib/steps';
 import { nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
@@ -65,7 +66,7 @@ export const runForecastBody = obj(
     all_methods: { type: 'boolean', default: false },
     pipeline_id: positive,
     scenario_id: nullable(positive),
-    methods: { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 50 },
+    methods: { type: 'array', items: { type: 'string', enum: FORECAST_METHOD_NAMES.filter((m) => m !== 'combination') }, maxItems: 50, description: 'methods to fit (the combination comes from best-method)' },
     run_id: nullable(runId),
   },
   ['series'],

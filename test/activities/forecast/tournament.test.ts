@@ -38,11 +38,15 @@ describe('runTournament', () => {
     expect(t.backtest.methods[t.best].forecasts).toHaveLength(3);
   });
 
-  test('a constant series: every method is perfect and the tie goes to naive', () => {
+  test('a constant series: every method is perfect, so no single beats the default combination; without it the tie goes to naive', () => {
     const t = runTournament(new Array(30).fill(10), { period: 1, h: 4 });
-    expect(t.best).toBe('naive');
+    expect(t.best).toBe('combination');
     expect(t.best_score).toBe(0);
-    expect(Array.from(t.forecasts.naive.mean)).toEqual([10, 10, 10, 10]);
+    for (const v of t.forecasts.combination.mean) expect(v).toBeCloseTo(10, 12);
+    const s = runTournament(new Array(30).fill(10), { period: 1, h: 4, combination: false });
+    expect(s.best).toBe('naive');
+    expect(s.best_score).toBe(0);
+    expect(Array.from(s.forecasts.naive.mean)).toEqual([10, 10, 10, 10]);
   });
 
   test('a flat noisy series: a level method (not naive, drift or seasonal naive) wins', () => {
@@ -110,8 +114,12 @@ describe('runTournament', () => {
     expect(c.weights[0]).toBeGreaterThanOrEqual(c.weights[1]);
   });
 
-  test('combination members come from the pool (default ets, arima, theta), inverse-score weighted', () => {
-    const t = runTournament(seasonal, { period: 12, h: 6, methods: ['naive', 'seasonal_naive', 'ses', 'ets', 'theta', 'arima', 'combination'] });
+  test('combination members come from the pool (default ets, arima, theta), equal weights by default', () => {
+    const methods = ['naive', 'seasonal_naive', 'ses', 'ets', 'theta', 'arima', 'combination'];
+    const e = runTournament(seasonal, { period: 12, h: 6, methods });
+    expect([...e.combination!.members].sort()).toEqual(['arima', 'ets', 'theta']);
+    expect(e.combination!.weights).toEqual([1 / 3, 1 / 3, 1 / 3]);
+    const t = runTournament(seasonal, { period: 12, h: 6, methods, combination: { weights: 'inverse_score' } });
     const c = t.combination!;
     expect([...c.members].sort()).toEqual(['arima', 'ets', 'theta']);
     const s = c.members.map((m) => t.ranking.find((r) => r.method === m)!.score);
@@ -212,7 +220,7 @@ describe('runTournament: locked method below its minimum history', () => {
 });
 
 describe('runTournament: combination on a short series', () => {
-  test('a member that misses early origins limits the combination to the common ones, ranked after full-coverage methods', () => {
+  test('a member that misses early origins: the combination is scored there from the members that ran', () => {
     const r = rng(21);
     const y = Array.from({ length: 14 }, (_, t) => 20 + 2 * t + gauss(r));
     const t = runTournament(y, { period: 1, h: 4, methods: ['naive', 'ets', 'theta', 'arima', 'combination'], backtest: { origins: 3, step: 1 } });
@@ -220,9 +228,32 @@ describe('runTournament: combination on a short series', () => {
     expect(t.backtest.methods.arima.origins_evaluated).toBe(1); // arima needs 10 points
     expect([...t.combination!.members].sort()).toEqual(['arima', 'ets', 'theta']);
     const c = t.backtest.methods.combination;
-    expect(c.origins_evaluated).toBe(1);
-    expect(c.forecasts.map((f) => f.origin)).toEqual([2]);
-    expect(t.best).not.toBe('combination');
-    expect(t.ranking[t.ranking.length - 1].origins_evaluated).toBe(1);
+    expect(c.origins_evaluated).toBe(3);
+    expect(c.forecasts.map((f) => f.origin)).toEqual([0, 1, 2]);
+    const at = (m: string, o: number) => t.backtest.methods[m].forecasts.find((f) => f.origin === o)!.mean;
+    for (let i = 0; i < 4; i++) {
+      expect(c.forecasts[0].mean[i]).toBeCloseTo((at('ets', 0)[i] + at('theta', 0)[i]) / 2, 10);
+      expect(c.forecasts[2].mean[i]).toBeCloseTo((at('ets', 2)[i] + at('theta', 2)[i] + at('arima', 2)[i]) / 3, 10);
+    }
+    // the choice rule: a single wins only with 3 origins and less than half the combination's score
+    const comb = t.ranking.find((x) => x.method === 'combination')!;
+    const overriding = t.ranking.filter((x) => x.method !== 'combination' && x.origins_evaluated >= 3 && x.score < comb.score / 2);
+    expect(t.best).toBe(overriding.length ? overriding[0].method : 'combination');
   });
+
+  test('fewer backtest origins than minOrigins: the combination stands whatever the scores', () => {
+    const r = rng(21);
+    const y = Array.from({ length: 14 }, (_, t) => 20 + 2 * t + gauss(r));
+    const methods = ['naive', 'drift', 'holt', 'ets', 'theta', 'arima', 'combination'];
+    const two = runTournament(y, { period: 1, h: 4, methods, backtest: { origins: 2, step: 1 } });
+    expect(two.backtest.origins).toHaveLength(2);
+    expect(two.best).toBe('combination');
+    expect(two.ranking[0].method).toBe('combination');
+    // the same series with minOrigins 2 and margin 0: the plain lowest score among those scored on both origins
+    const plain = runTournament(y, { period: 1, h: 4, methods, backtest: { origins: 2, step: 1 }, combination: { minOrigins: 2, margin: 0 } });
+    const c = plain.ranking.find((x) => x.method === 'combination')!;
+    const lowest = plain.ranking.filter((x) => x.origins_evaluated >= 2 && x.method !== 'combination').sort((p, q) => p.score - q.score)[0];
+    expect(plain.best).toBe(lowest.score < c.score ? lowest.method : 'combination');
+  });
+
 });

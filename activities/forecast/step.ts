@@ -1,0 +1,349 @@
+/**
+ * The forecast, backtest, backtest-forecast and best-method pipeline steps (handlers of the generic chunked activity,
+ * activities/steps). Each loads what its chunk needs, calls the pure engines (./engine, ./steps) and rewrites its own
+ * rows for exactly the chunk's series and the run's pipeline. The rules are in docs/FORECASTING.md.
+ */
+import { calendarWeeksForSites } from '../../db/calendars';
+import type { SeriesKey } from '../../db/etl';
+import {
+  adjustmentsOf, backtestMetricsOf, correctedHistoryOf, dropOutOfScopeRows, forecastMethodsOf, forecastRowsOf, forecastScenarioOf, lockedMethodsOf,
+  recommendedMethodsOf, replaceBacktest, replaceBestMethods, replaceForecastResults, replaceOriginForecasts, windowForecastsOf,
+  type BestWrite, type ForecastWrite, type MetricsWrite, type OriginWrite,
+} from '../../db/forecastResults';
+import { appendLog } from '../../db/jobs';
+import type { Tx } from '../../db/pool';
+import type { WeeklySeries } from '../../db/seriesSteps';
+import { defaultValues, methodParams } from '../../lib/parameterDefaults';
+import { checkpoint } from '../jobs/activity';
+import type { ResolvedParameters } from '../parameters/resolve';
+import type { SeriesStepHandler, StepRun } from '../steps/types';
+import { backtest, planOrigins, scoreOriginForecasts } from './engine/backtest';
+import { maseScale, type MetricName } from './engine/metrics';
+import { canRun, COMBINATION, profileOf, runMethod } from './engine/registry';
+import { chooseBest, type StoredMethod } from './steps/best';
+import {
+  addWeeks, applyFutureAdjustments, chooseMethods, fitHistory, originSpan, placeOnCalendar, recommendOnTheFly, spanOfWeeks, windowOnCalendar,
+  type Adjustment, type Band, type FitHistory,
+} from './steps/prepare';
+
+/**
+ * Heartbeat (and honour a kill) every this many series, and at least every CHECKPOINT_MS: a seasonal series with ETS
+ * and ARIMA takes about a second per step, and 20 of them would outlast the work activities' 10 s heartbeat timeout.
+ */
+const CHECKPOINT_EVERY = 20;
+const CHECKPOINT_MS = 2000;
+
+/**
+ * After a full run (no job segment, no series list) of a pipeline with segments, the step's rows of series no longer in
+ * its segments go, as for the outlier, characterization and distribution steps.
+ */
+function dropStale(step: 'forecast' | 'backtest' | 'backtest-forecast' | 'best-method'): NonNullable<SeriesStepHandler['finalize']> {
+  return async (run) => {
+    if (run.scope.segmentId || run.scope.keys) return null;
+    const n = await dropOutOfScopeRows(run.tx, step, run.scope.pipelineId);
+    return n ? `${n} rows of series outside the pipeline's segments removed` : null;
+  };
+}
+
+function ticker(run: StepRun, phase: string): (i: number) => void {
+  let last = 0;
+  return (i) => {
+    if (i % CHECKPOINT_EVERY !== 0 && Date.now() - last < CHECKPOINT_MS) return;
+    last = Date.now();
+    checkpoint({ index: run.index, phase, series: i });
+  };
+}
+const DEFAULT_HORIZON = 52;
+/** Log lines name at most this many skipped methods per chunk. */
+const MAX_LOGGED = 50;
+
+const keyOf = (s: SeriesKey): SeriesKey => ({ item_id: s.item_id, site_id: s.site_id });
+
+/** Resolved values of one parameter type for a series, the catalogue defaults when the resolver gave none. */
+function valuesOf(params: Map<string, ResolvedParameters>, uid: string, type: string): Record<string, any> {
+  return params.get(uid)?.[type]?.values ?? defaultValues(type);
+}
+
+const periodOf = (params: Map<string, ResolvedParameters>, uid: string) => Math.max(1, Math.floor(Number(valuesOf(params, uid, 'characterization').season_length ?? 52)));
+
+function allFinite(x: ArrayLike<number>): boolean {
+  for (let i = 0; i < x.length; i++) if (!Number.isFinite(x[i])) return false;
+  return true;
+}
+
+/** What every handler reads about a chunk: corrected histories, adjustments, locks. */
+async function chunkInputs(tx: Tx, pipelineId: number, keys: SeriesKey[]) {
+  return {
+    corrected: await correctedHistoryOf(tx, pipelineId, keys),
+    adjustments: await adjustmentsOf(tx, keys),
+    locked: await lockedMethodsOf(tx, keys),
+  };
+}
+
+function historyOf(s: WeeklySeries, inputs: Awaited<ReturnType<typeof chunkInputs>>): FitHistory {
+  return fitHistory(s, inputs.corrected.get(s.unique_id) ?? null, inputs.adjustments.get(s.unique_id) ?? []);
+}
+
+/**
+ * Future site calendars of the chunk's series from the week after their history through `weeks` more weeks: site →
+ * week → factor (weeks without an entry are normal weeks, factor 1).
+ */
+async function futureCalendars(tx: Tx, series: readonly WeeklySeries[], weeks: number): Promise<(siteId: number) => (week: string) => number | undefined> {
+  const out = new Map<number, Map<string, number>>();
+  if (series.length && weeks > 0) {
+    const lasts = series.map((s) => addWeeks(s.start, s.y.length - 1)).sort();
+    const rows = await calendarWeeksForSites(tx, [...new Set(series.map((s) => s.site_id))], addWeeks(lasts[0], 1), addWeeks(lasts[lasts.length - 1], weeks));
+    for (const r of rows) {
+      const m = out.get(r.site_id) ?? new Map<string, number>();
+      m.set(r.week, r.factor);
+      out.set(r.site_id, m);
+    }
+  }
+  return (siteId) => (week) => out.get(siteId)?.get(week);
+}
+
+async function logSkipped(run: StepRun, step: string, skipped: string[]): Promise<string | undefined> {
+  if (!skipped.length) return undefined;
+  const shown = skipped.slice(0, MAX_LOGGED).join('; ');
+  await appendLog(run.tx, run.jobId, `${step}: chunk ${run.index + 1}/${run.of}: skipped ${shown}${skipped.length > MAX_LOGGED ? ` (+${skipped.length - MAX_LOGGED} more)` : ''}`);
+  return `${skipped.length} skipped`;
+}
+
+/** The engine's forecast of `steps` open weeks, or the reason it could not be made. */
+function engineForecast(method: string, y: Float64Array, steps: number, opts: { period: number; level: number; params: Record<string, number | string | boolean> }): { band: Band; params: Record<string, unknown> } | { error: string } {
+  if (steps === 0) return { band: { mean: [], lower: [], upper: [] }, params: {} };
+  try {
+    const r = runMethod(method, y, steps, opts);
+    if (r.mean.length !== steps || !allFinite(r.mean)) return { error: 'non-finite forecast' };
+    const lower = Float64Array.from(r.lower, (v, i) => (Number.isFinite(v) ? v : r.mean[i]));
+    const upper = Float64Array.from(r.upper, (v, i) => (Number.isFinite(v) ? v : r.mean[i]));
+    return { band: { mean: r.mean, lower, upper }, params: r.params };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ forecast
+
+export const forecastStep: SeriesStepHandler = {
+  finalize: dropStale('forecast'),
+  parameterTypes: ['forecast', 'best_method', 'npi', 'characterization'],
+  async run(run, series, params) {
+    const { tx, scope } = run;
+    const keys = series.map(keyOf);
+    const scenario = await forecastScenarioOf(tx, run.scenarioId, scope.pipelineId);
+    const horizon = scenario?.horizon_weeks ?? DEFAULT_HORIZON;
+    const inputs = await chunkInputs(tx, scope.pipelineId, keys);
+    const recommended = await recommendedMethodsOf(tx, scope.pipelineId, keys);
+    const calendarOf = await futureCalendars(tx, series, horizon);
+    const rows: ForecastWrite[] = [];
+    const skipped: string[] = [];
+    const tick = ticker(run, 'forecast');
+    for (const [i, s] of series.entries()) {
+      tick(i);
+      const fv = valuesOf(params, s.unique_id, 'forecast');
+      const bm = valuesOf(params, s.unique_id, 'best_method');
+      const npi = valuesOf(params, s.unique_id, 'npi');
+      const period = periodOf(params, s.unique_id);
+      const level = Number(fv.interval_level ?? 0.9);
+      const hist = historyOf(s, inputs);
+      const adjustments: Adjustment[] = inputs.adjustments.get(s.unique_id) ?? [];
+      const choice = chooseMethods({
+        runMethods: run.methods,
+        scenarioMethods: scenario?.methods ?? [],
+        recommended: () => recommended.get(s.unique_id) ?? recommendOnTheFly(hist.y, period),
+        includeBenchmarks: bm.include_benchmarks !== false,
+        locked: inputs.locked.get(s.unique_id)?.method ?? null,
+        npi: { isNpi: hist.y.length < Number(npi.min_history_weeks ?? 13), fallback: String(npi.fallback_method ?? 'moving_average') },
+        y: hist.y,
+        period,
+      });
+      for (const k of choice.skipped) skipped.push(`${s.unique_id} ${k.method} (${k.reason})`);
+      const span = spanOfWeeks(addWeeks(hist.lastWeek, 1), horizon, calendarOf(s.site_id));
+      const closedWeeks = span.weeks.filter((_, j) => span.factors[j] === 0);
+      for (const method of choice.methods) {
+        const fc = engineForecast(method, hist.y, span.open, { period, level, params: methodParams(fv, method) });
+        if ('error' in fc) {
+          skipped.push(`${s.unique_id} ${method} (failed on the history: ${fc.error})`);
+          continue;
+        }
+        const band = placeOnCalendar(fc.band, span);
+        const adjusted = applyFutureAdjustments(band, span.weeks, adjustments);
+        rows.push({
+          ...keyOf(s), method, scenario_id: scenario?.id ?? null, start_week: span.weeks[0], yhat: band.yhat, yhat_lower: band.lower, yhat_upper: band.upper, level,
+          params: {
+            ...fc.params, method_source: choice.source, history_weeks: hist.y.length, corrected_history: hist.corrected,
+            past_adjusted_weeks: hist.adjustedWeeks, adjusted_weeks: adjusted, closed_weeks: closedWeeks, ...(choice.source === 'npi' ? { npi: true } : {}),
+          },
+        });
+      }
+    }
+    const note = await logSkipped(run, 'forecast', skipped);
+    return { rows: await replaceForecastResults(tx, scope.pipelineId, keys, rows, run.jobId), note };
+  },
+};
+
+// ------------------------------------------------------------------------------------------------ backtests
+
+function backtestOptions(params: Map<string, ResolvedParameters>, uid: string) {
+  const b = valuesOf(params, uid, 'backtest');
+  const H = Number(b.horizon_weeks ?? 13);
+  return { h: H, horizon: H, origins: Number(b.windows ?? 4), step: Number(b.step_weeks ?? 4), minTrain: Number(b.min_train_weeks ?? 26), period: periodOf(params, uid) };
+}
+
+export const backtestStep: SeriesStepHandler = {
+  finalize: dropStale('backtest'),
+  parameterTypes: ['backtest', 'forecast', 'characterization'],
+  async run(run, series, params) {
+    const { tx, scope } = run;
+    const keys = series.map(keyOf);
+    const methodsOf = await forecastMethodsOf(tx, scope.pipelineId, keys);
+    const inputs = await chunkInputs(tx, scope.pipelineId, keys);
+    const metrics: MetricsWrite[] = [];
+    const windows: OriginWrite[] = [];
+    let noForecast = 0;
+    let tooShort = 0;
+    const tick = ticker(run, 'backtest');
+    for (const [i, s] of series.entries()) {
+      tick(i);
+      const methods = methodsOf.get(s.unique_id);
+      if (!methods?.length) {
+        noForecast++;
+        continue;
+      }
+      const fv = valuesOf(params, s.unique_id, 'forecast');
+      const hist = historyOf(s, inputs);
+      const bt = backtest(hist.y, methods, { ...backtestOptions(params, s.unique_id), params: Object.fromEntries(methods.map((m) => [m, methodParams(fv, m)])) });
+      if (!bt.origins.length) tooShort++;
+      for (const m of methods) {
+        const mb = bt.methods[m];
+        if (!mb.origins_evaluated) continue;
+        const wins = mb.forecasts.map((f) => windowOnCalendar(f, hist));
+        const acc = scoreOriginForecasts(wins, bt.scales);
+        metrics.push({
+          ...keyOf(s), method: m, mae: acc.mae, rmse: acc.rmse, mase: acc.mase, bias: acc.bias, coverage_90: acc.coverage_90, smape: acc.smape,
+          origins_evaluated: wins.length, points: acc.n,
+        });
+        for (const w of wins) windows.push({ ...keyOf(s), method: m, origin_week: w.origin_week, yhat: w.mean, yhat_lower: w.lower, yhat_upper: w.upper, actual: w.actual });
+      }
+    }
+    const notes = [noForecast ? `${noForecast} series without forecast (run the forecast step first)` : '', tooShort ? `${tooShort} series too short for a backtest origin` : ''].filter(Boolean);
+    return { rows: await replaceBacktest(tx, scope.pipelineId, keys, metrics, windows, run.jobId), note: notes.join('; ') || undefined };
+  },
+};
+
+export const backtestForecastStep: SeriesStepHandler = {
+  finalize: dropStale('backtest-forecast'),
+  parameterTypes: ['backtest', 'forecast', 'characterization'],
+  async run(run, series, params) {
+    const { tx, scope } = run;
+    const keys = series.map(keyOf);
+    const scenario = await forecastScenarioOf(tx, run.scenarioId, scope.pipelineId);
+    const horizon = scenario?.horizon_weeks ?? DEFAULT_HORIZON;
+    const methodsOf = await forecastMethodsOf(tx, scope.pipelineId, keys);
+    const inputs = await chunkInputs(tx, scope.pipelineId, keys);
+    const calendarOf = await futureCalendars(tx, series, horizon);
+    const rows: OriginWrite[] = [];
+    let noForecast = 0;
+    const tick = ticker(run, 'backtest-forecast');
+    for (const [i, s] of series.entries()) {
+      tick(i);
+      const methods = methodsOf.get(s.unique_id);
+      if (!methods?.length) {
+        noForecast++;
+        continue;
+      }
+      const fv = valuesOf(params, s.unique_id, 'forecast');
+      const level = Number(fv.interval_level ?? 0.9);
+      const hist = historyOf(s, inputs);
+      const opts = backtestOptions(params, s.unique_id);
+      for (const origin of planOrigins(hist.y.length, opts).origins) {
+        const train = hist.y.subarray(0, origin.train_end);
+        const profile = profileOf(train);
+        const span = originSpan(hist, origin.train_end, horizon, calendarOf(s.site_id));
+        for (const m of methods) {
+          if (!canRun(m, profile, opts.period).ok) continue;
+          const fc = engineForecast(m, train, span.open, { period: opts.period, level, params: methodParams(fv, m) });
+          if ('error' in fc) continue;
+          const band = placeOnCalendar(fc.band, span);
+          rows.push({ ...keyOf(s), method: m, origin_week: span.origin_week, yhat: band.yhat, yhat_lower: band.lower, yhat_upper: band.upper, actual: span.actual });
+        }
+      }
+    }
+    return { rows: await replaceOriginForecasts(tx, scope.pipelineId, keys, rows, run.jobId), note: noForecast ? `${noForecast} series without forecast (run the forecast step first)` : undefined };
+  },
+};
+
+// ------------------------------------------------------------------------------------------------ best method
+
+export const bestMethodStep: SeriesStepHandler = {
+  finalize: dropStale('best-method'),
+  parameterTypes: ['best_method', 'characterization'],
+  async run(run, series, params) {
+    const { tx, scope } = run;
+    const keys = series.map(keyOf);
+    const scenario = await forecastScenarioOf(tx, run.scenarioId, scope.pipelineId);
+    const forecasts = await forecastRowsOf(tx, scope.pipelineId, keys);
+    const metricsOf = await backtestMetricsOf(tx, scope.pipelineId, keys);
+    const windowsOf = await windowForecastsOf(tx, scope.pipelineId, keys);
+    const inputs = await chunkInputs(tx, scope.pipelineId, keys);
+    // the combination is wanted unless the scenario lists its methods and leaves it out
+    const combine = !scenario?.methods.length || scenario.methods.includes(COMBINATION);
+    const best: BestWrite[] = [];
+    const comb = { forecasts: [] as ForecastWrite[], metrics: [] as MetricsWrite[], windows: [] as OriginWrite[] };
+    let noForecast = 0;
+    const skipped: string[] = [];
+    const tick = ticker(run, 'best-method');
+    for (const [i, s] of series.entries()) {
+      tick(i);
+      const rows = (forecasts.get(s.unique_id) ?? []).filter((r) => r.method !== COMBINATION);
+      if (!rows.length) {
+        noForecast++;
+        continue;
+      }
+      const bm = valuesOf(params, s.unique_id, 'best_method');
+      const period = periodOf(params, s.unique_id);
+      const hist = historyOf(s, inputs);
+      const at = new Map(hist.weeks.map((w, j) => [w, j]));
+      const metrics = new Map((metricsOf.get(s.unique_id) ?? []).map((m) => [m.method, m]));
+      const wins = windowsOf.get(s.unique_id) ?? [];
+      const stored: StoredMethod[] = rows.map((r) => {
+        const m = metrics.get(r.method);
+        return {
+          method: r.method,
+          forecast: { start_week: r.start_week, yhat: r.yhat, lower: r.yhat_lower, upper: r.yhat_upper },
+          metrics: m ? { mae: m.mae, rmse: m.rmse, mase: m.mase, smape: m.smape, bias: m.bias, coverage_90: m.coverage_90, interval_score_90: NaN, n: m.points, origins_evaluated: m.origins_evaluated } : null,
+          windows: wins.filter((w) => w.method === r.method).map((w) => ({ origin_week: w.origin_week, mean: w.yhat, lower: w.yhat_lower, upper: w.yhat_upper, actual: w.actual })),
+        };
+      });
+      const lock = inputs.locked.get(s.unique_id);
+      const choice = chooseBest({
+        methods: stored,
+        metric: String(bm.metric ?? 'mase') as MetricName,
+        includeBenchmarks: bm.include_benchmarks !== false,
+        locked: lock ? { method: lock.method, by: lock.locked_by } : null,
+        combine,
+        scaleOf: (week) => {
+          const j = at.get(week);
+          return j === undefined ? undefined : maseScale(hist.y.subarray(0, j + 1), period).scale;
+        },
+        adjustments: inputs.adjustments.get(s.unique_id) ?? [],
+      });
+      // a series without backtest cannot have a combination: not worth a log line each
+      if (choice.combination_skipped && choice.ranking.some((r) => r.origins_evaluated > 0)) skipped.push(`${s.unique_id} combination (${choice.combination_skipped})`);
+      best.push({ ...keyOf(s), best_method: choice.best, runner_up_method: choice.runner_up, best_score: choice.best_score, metric: choice.metric, locked: choice.locked, ranking: choice.ranking, reason: choice.reason });
+      const c = choice.combination;
+      if (c) {
+        const first = rows.find((r) => r.method === c.members[0])!;
+        comb.forecasts.push({
+          ...keyOf(s), method: COMBINATION, scenario_id: scenario?.id ?? null, start_week: c.forecast.start_week, yhat: c.forecast.yhat, yhat_lower: c.forecast.lower,
+          yhat_upper: c.forecast.upper, level: first.level, params: { members: c.members, weights: c.weights, adjusted_weeks: c.forecast.adjusted_weeks },
+        });
+        comb.metrics.push({ ...keyOf(s), method: COMBINATION, mae: c.metrics.mae, rmse: c.metrics.rmse, mase: c.metrics.mase, bias: c.metrics.bias, coverage_90: c.metrics.coverage_90, smape: c.metrics.smape, origins_evaluated: c.metrics.origins_evaluated, points: c.metrics.n });
+        for (const w of c.windows) comb.windows.push({ ...keyOf(s), method: COMBINATION, origin_week: w.origin_week, yhat: w.mean, yhat_lower: w.lower, yhat_upper: w.upper, actual: w.actual });
+      }
+    }
+    const note = [noForecast ? `${noForecast} series without forecast (run the forecast step first)` : '', (await logSkipped(run, 'best-method', skipped)) ?? ''].filter(Boolean).join('; ');
+    return { rows: await replaceBestMethods(tx, scope.pipelineId, keys, best, comb, run.jobId), note: note || undefined };
+  },
+};
