@@ -10,6 +10,8 @@ import { authMiddleware } from './middleware/auth';
 import { errorMiddleware } from './middleware/errors';
 import { registerDocsRoutes } from './openapi';
 import { registerAbcRoutes } from './routes/abc';
+import { registerAnalyticsRoutes } from './routes/analytics';
+import { registerForecastRoutes } from './routes/forecasts';
 import { registerAuditRoutes } from './routes/audit';
 import { registerAuthRoutes } from './routes/auth';
 import { registerCalendarRoutes } from './routes/calendars';
@@ -26,6 +28,7 @@ import { registerProcessWorkflowRoutes } from './routes/processWorkflows';
 import { registerScenarioRoutes } from './routes/scenarios';
 import { registerSegmentRoutes } from './routes/segments';
 import { registerSeriesRoutes } from './routes/series';
+import { registerSeriesDetailRoutes } from './routes/seriesDetail';
 import { registerSystemRoutes } from './routes/system';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
@@ -33,7 +36,8 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerScenarioRoutes, registerPipelineRoutes, registerProcessWorkflowRoutes,
   registerImportRoutes,
   registerParameterRoutes, registerHyperparamRoutes, registerCalendarRoutes,
-  registerMasterDataRoutes, registerSeriesRoutes, registerSegmentRoutes, registerAbcRoutes, registerNpiRoutes,
+  registerMasterDataRoutes, registerSeriesRoutes, registerSeriesDetailRoutes, registerSegmentRoutes, registerAbcRoutes, registerNpiRoutes,
+  registerForecastRoutes, registerAnalyticsRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

@@ -61,7 +61,7 @@ test('every field of §2.3, filled from the data', async () => {
     n_observations: 8, date_range_start: '2026-01-05', date_range_end: '2026-02-23', mean: 5.625, adi: 1, zero_ratio: 0, cov: expect.closeTo(0.13227, 4),
     is_intermittent: false, has_seasonality: null, has_trend: null, complexity_level: null, recommended_methods: null,
     best_method: null, runner_up_method: null, best_score: null, classifications: {}, avg_unit_cost: 1.25, unit_price: 2,
-    total_demand: 45, demand_class: 'smooth',
+    total_demand: 45, demand_class: 'smooth', characterized: false,
   });
   const intermittent = res.body.find((r: any) => key(r) === 'I2@DC1');
   expect(intermittent).toMatchObject({ adi: 4, zero_ratio: 0.75, is_intermittent: true, demand_class: 'intermittent' });
@@ -122,6 +122,52 @@ test('filters: segment_id, pipeline_id (its segments), scenario_id; unknown ids 
 test('type-counts: Syntetos-Boylan classes; causal and maintenance are 0', async () => {
   const res = await t.call('get', '/api/series/type-counts', { token: planner });
   expect(res.body).toEqual({ intermittent: 1, smooth: 1, lumpy: 1, causal: 0, maintenance: 0, erratic: 1, no_history: 1, total: 5 });
+});
+
+test('characterization and best-method results of the results pipeline fill the list; type-counts use their class', async () => {
+  const pipeline = await t.call('post', '/api/scenario-pipeline', { token: planner, body: { name: 'Characterized' } });
+  const scenario = await t.call('post', '/api/forecast/scenarios', { token: planner, body: { name: 'With results' } });
+  await t.call('put', `/api/scenario-pipeline/${pipeline.body.id}`, { token: planner, body: { forecast_scenario_id: scenario.body.id } });
+  const series = (await t.call('get', '/api/series', { token: planner })).body;
+  const cola = series.find((r: any) => key(r) === 'I1@DC1');
+  const bread = series.find((r: any) => key(r) === 'I2@DC1');
+  await withTenant(t.db, a.accountId, async (tx) => {
+    for (const p of [0, pipeline.body.id]) {
+      // I1@DC1 (smooth from its weekly history) is characterized as lumpy, so the class visibly comes from the step.
+      await tx.query(sql.unsafe`
+        INSERT INTO series_characteristics (pipeline_id, item_id, site_id, n_observations, mean, adi, cv2, zero_ratio, cov, demand_class, is_intermittent,
+          has_seasonality, seasonal_period, has_trend, complexity_level, recommended_methods)
+        VALUES (${p}, ${cola.item_id}, ${cola.site_id}, 8, 5.625, ${p === 0 ? 1.5 : 2.5}, 0.6, 0, 0.7, 'lumpy', true, true, 52, false, 'high', ${sql.array(['naive', 'croston'], 'text')})`);
+    }
+    await tx.query(sql.unsafe`
+      INSERT INTO series_best_method (pipeline_id, item_id, site_id, best_method, runner_up_method, best_score, metric)
+      VALUES (0, ${cola.item_id}, ${cola.site_id}, 'croston', 'naive', 0.42, 'mase'), (0, ${bread.item_id}, ${bread.site_id}, 'sba', NULL, 1.5, 'mase')`);
+  });
+  const res = await t.call('get', '/api/series', { token: planner });
+  const c = res.body.find((r: any) => key(r) === 'I1@DC1');
+  expect(c).toMatchObject({
+    adi: 1.5, cov: 0.7, demand_class: 'lumpy', is_intermittent: true, has_seasonality: true, has_trend: false, complexity_level: 'high',
+    recommended_methods: ['naive', 'croston'], best_method: 'croston', runner_up_method: 'naive', best_score: 0.42, characterized: true,
+    n_observations: 8, mean: 5.625, zero_ratio: 0,
+  });
+  // Not characterized: weekly statistics stay, best method shows on its own.
+  expect(res.body.find((r: any) => key(r) === 'I2@DC1')).toMatchObject({
+    adi: 4, demand_class: 'intermittent', characterized: false, has_seasonality: null, recommended_methods: null, best_method: 'sba', runner_up_method: null, best_score: 1.5,
+  });
+  // Another pipeline's results: its characterization, no best method.
+  for (const q of [{ pipeline_id: pipeline.body.id }, { scenario_id: scenario.body.id }]) {
+    const other = (await t.call('get', '/api/series', { token: planner, query: q })).body.find((r: any) => key(r) === 'I1@DC1');
+    expect(other).toMatchObject({ adi: 2.5, demand_class: 'lumpy', characterized: true, best_method: null, best_score: null });
+  }
+
+  expect((await t.call('get', '/api/series/type-counts', { token: planner })).body).toEqual({ intermittent: 1, smooth: 0, lumpy: 2, causal: 0, maintenance: 0, erratic: 1, no_history: 1, total: 5 });
+  await withTenant(t.db, a.accountId, (tx) => tx.query(sql.unsafe`DELETE FROM series_characteristics WHERE pipeline_id = 0`));
+  expect((await t.call('get', '/api/series/type-counts', { token: planner })).body).toMatchObject({ smooth: 1, lumpy: 1 });
+  expect((await t.call('get', '/api/series/type-counts', { token: planner, query: { pipeline_id: pipeline.body.id } })).body).toMatchObject({ smooth: 0, lumpy: 2, total: 5 });
+  await withTenant(t.db, a.accountId, async (tx) => {
+    await tx.query(sql.unsafe`DELETE FROM series_characteristics`);
+    await tx.query(sql.unsafe`DELETE FROM series_best_method`);
+  });
 });
 
 test('tenant isolation: another tenant sees none of these series', async () => {

@@ -39,7 +39,8 @@ const setAudit = (ctx: AppContext, note: { entityId?: number | null; oldValue?: 
   ctx.state.audit = { ...ctx.state.audit, ...note };
 };
 
-async function llmSettings(tx: Tx): Promise<LlmSettings | null> {
+/** The tenant's language model (parameters `llm.*`), or null when `llm.base_url` is empty. */
+export async function llmSettings(tx: Tx): Promise<LlmSettings | null> {
   const params = await listTenantParameters(tx);
   const get = (key: string) => params.find((p) => p.parameter_type === 'llm' && p.key === key)?.value;
   const baseUrl = String(get('base_url') ?? '').trim();

@@ -49,26 +49,41 @@ function extractJson(text: string): unknown {
   }
 }
 
-class LlmUnavailable extends Error {}
+/** The model could not be reached or gave no answer: callers fall back to their deterministic path. */
+export class LlmUnavailable extends Error {}
 
-async function askModel(settings: LlmSettings, description: string, fields: FieldDef[]): Promise<unknown> {
+export interface ChatMessage {
+  role: 'system' | 'user';
+  content: string;
+}
+
+/**
+ * One chat completion against the tenant's OpenAI-compatible endpoint; the one place a language model is called, so
+ * every feature (segment rules, method explanations) shares its client settings. Throws LlmUnavailable on failure.
+ */
+export async function chatCompletion(settings: LlmSettings, messages: ChatMessage[], opts: { json?: boolean } = {}): Promise<string> {
   const client = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey || 'not-needed', timeout: LLM_TIMEOUT_MS, maxRetries: 1 });
   let content: string | null | undefined;
   try {
     const completion = await client.chat.completions.create({
       model: settings.model,
       temperature: 0,
-      response_format: { type: 'json_object' },
-      messages: [
-        { role: 'system', content: systemPrompt(fields) },
-        { role: 'user', content: description },
-      ],
+      ...(opts.json ? { response_format: { type: 'json_object' as const } } : {}),
+      messages,
     });
     content = completion.choices?.[0]?.message?.content;
   } catch (err) {
     throw new LlmUnavailable(err instanceof Error ? err.message : String(err));
   }
-  if (!content) throw new LlmUnavailable('the model returned no content');
+  if (!content || !content.trim()) throw new LlmUnavailable('the model returned no content');
+  return content;
+}
+
+async function askModel(settings: LlmSettings, description: string, fields: FieldDef[]): Promise<unknown> {
+  const content = await chatCompletion(settings, [
+    { role: 'system', content: systemPrompt(fields) },
+    { role: 'user', content: description },
+  ], { json: true });
   try {
     return extractJson(content);
   } catch (err) {

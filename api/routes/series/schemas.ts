@@ -7,8 +7,8 @@ const num = (description: string): JsonSchema => ({ ...nullable({ type: 'number'
 const listProps: Record<string, JsonSchema> = {
   skip: { type: 'integer', minimum: 0, default: 0 },
   limit: { type: 'integer', minimum: 1, maximum: 50000, default: 200, description: 'default 200, at most 50000' },
-  scenario_id: { ...id32, description: 'forecast scenario whose results (best method, scores) are shown; 404 when unknown. No scenario results exist yet, so it does not change the list' },
-  pipeline_id: { ...id32, description: "scenario pipeline: only series of the pipeline's segments (all series when it has none); 404 when unknown" },
+  scenario_id: { ...id32, description: 'forecast scenario whose results are shown (without `pipeline_id`: those of the most recently updated pipeline using it, else pipeline 0); 404 when unknown' },
+  pipeline_id: { ...id32, description: "scenario pipeline: only series of the pipeline's segments (all series when it has none), with the pipeline's characterization and best-method results; 404 when unknown. Without it, pipeline 0's results" },
   segment_id: { ...id32, description: 'only series assigned to this segment; 404 when unknown, 403 when the caller may not see it' },
 };
 export const seriesListQuery = obj(listProps);
@@ -33,22 +33,23 @@ export const seriesSchema: JsonSchema = out({
   date_range_start: { ...nullable({ type: 'string', format: 'date' }), description: 'source: series (etl step)' },
   date_range_end: { ...nullable({ type: 'string', format: 'date' }), description: 'source: series (etl step)' },
   mean: num('source: series (etl step): mean weekly demand'),
-  adi: num('computed from series_weekly when read: weeks / weeks with non-zero demand (the number of weeks when there is none); null without weekly history. Will come from the characterization step once it stores results'),
+  adi: num('characterization step; when not characterized, computed from series_weekly: weeks / weeks with non-zero demand (the number of weeks when there is none); null without weekly history'),
   zero_ratio: num('source: series (etl step): share of weeks without demand'),
-  cov: num('computed from series_weekly when read: sample standard deviation / |mean| (0 when the mean is 0)'),
-  is_intermittent: { ...nullable({ type: 'boolean' }), description: 'computed from series_weekly when read: ADI > 1.32' },
-  has_seasonality: { ...nullable({ type: 'boolean' }), description: 'characterization step; null until it stores results' },
-  has_trend: { ...nullable({ type: 'boolean' }), description: 'characterization step; null until it stores results' },
-  complexity_level: { ...nullable({ type: 'string' }), description: 'characterization step; null until it stores results' },
-  recommended_methods: { ...nullable({ type: 'array', items: { type: 'string' } }), description: 'characterization step; null until it stores results' },
-  best_method: { ...nullable({ type: 'string' }), description: 'best-method step; null until it stores results' },
+  cov: num('characterization step; when not characterized, computed from series_weekly: sample standard deviation / |mean| (0 when the mean is 0)'),
+  is_intermittent: { ...nullable({ type: 'boolean' }), description: 'characterization step; when not characterized, computed from series_weekly: ADI > 1.32' },
+  has_seasonality: { ...nullable({ type: 'boolean' }), description: 'characterization step (seasonality test); null when not characterized' },
+  has_trend: { ...nullable({ type: 'boolean' }), description: 'characterization step (Mann-Kendall); null when not characterized' },
+  complexity_level: { ...nullable({ type: 'string' }), description: 'characterization step (low, medium, high); null when not characterized' },
+  recommended_methods: { ...nullable({ type: 'array', items: { type: 'string' } }), description: 'characterization step; null when not characterized' },
+  best_method: { ...nullable({ type: 'string' }), description: 'best-method step of the results pipeline; null until it stores results' },
   runner_up_method: { ...nullable({ type: 'string' }), description: 'best-method step; null until it stores results' },
   best_score: num('best-method step; null until it stores results'),
   classifications: { type: 'object', additionalProperties: { type: 'string' }, description: 'ABC configuration name → class label, from the last run of each configuration (configurations never run are absent)' },
   avg_unit_cost: { type: 'number', description: 'items.avg_unit_cost (0 when unknown: monetary views show zero)' },
   unit_price: { type: 'number', description: 'items.unit_price (0 when unknown)' },
   total_demand: num('source: series (etl step): demand over the whole history'),
-  demand_class: { ...nullable({ type: 'string', enum: ['smooth', 'erratic', 'intermittent', 'lumpy'] }), description: 'Syntetos-Boylan class computed from series_weekly (ADI 1.32, CV² 0.49)' },
+  demand_class: { ...nullable({ type: 'string', enum: ['smooth', 'erratic', 'intermittent', 'lumpy'] }), description: 'Syntetos-Boylan class (ADI 1.32, CV² 0.49): characterization step, else computed from series_weekly' },
+  characterized: { type: 'boolean', description: 'true when adi, cov, demand_class and the characterization fields come from the characterization step of the results pipeline' },
 });
 
 export const typeCountsSchema: JsonSchema = out(

@@ -1,0 +1,228 @@
+import {
+  actualsAfter, bestMethodCounts, defaultResultsHaveScenario, lastHistoryWeek, originForecasts, pipelineResultSummary, scenarioPipelines,
+  seriesBestMethod, seriesForecasts, seriesMetrics, seriesOrigins, sparklineRows, vectorPoints, visibleKeys, type PipelineResultSummary,
+} from '../../../db/forecastReads';
+import { withTenant } from '../../../db/pool';
+import { getScenario } from '../../../db/scenarios';
+import { seriesScope } from '../../../db/segments';
+import { badRequest, notFound } from '../../errors';
+import { defineRoute, type RouteTable } from '../define';
+import { errors } from '../schemas';
+import { parseUniqueId, visibleSeries } from '../segments/access';
+import { checkCompatibility, CompatibilityInputError } from './compatibility';
+import * as s from './schemas';
+import { listFilter, resolveScope } from './scope';
+
+const addWeeks = (date: string, weeks: number): string => {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 7 * weeks);
+  return d.toISOString().slice(0, 10);
+};
+
+const finite = (v: number | string | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+
+/** Forecasts, metrics and backtest origins of one series, sparklines, best-method counts and method compatibility. */
+export function registerForecastRoutes(table: RouteTable): void {
+  const tag = 'forecasts';
+
+  defineRoute(table, {
+    method: 'get', path: '/api/forecasts/{unique_id}', tag,
+    summary: "A series' forecasts per method",
+    description:
+      `The forecast step's forecast of every method it fitted, weekly from the week after the history, with the prediction interval (its level in \`levels\`). ${s.SCOPE_RULE} ` +
+      'An unknown series is a 404, one outside the caller\'s segments a 403; a series not forecast yet answers `forecasts: {}`.',
+    params: s.uidParams, query: s.forecastQuery,
+    responses: { 200: { description: 'forecasts', schema: s.forecastsResponse }, ...errors(400, 403, 404) },
+    handler: async (ctx, { params, query, user }) =>
+      withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        const key = await visibleSeries(tx, user, params.unique_id);
+        const scope = await resolveScope(tx, query);
+        const rows = await seriesForecasts(tx, key, scope);
+        const best = await seriesBestMethod(tx, key, scope.pipelineId);
+        return {
+          unique_id: params.unique_id,
+          pipeline_id: scope.pipelineId,
+          scenario_id: scope.scenarioId,
+          forecasts: Object.fromEntries(rows.map((r) => [r.method, vectorPoints(r.start_week, r.yhat, r.yhat_lower, r.yhat_upper)])),
+          levels: Object.fromEntries(rows.map((r) => [r.method, r.level])),
+          best_method: best?.best_method ?? null,
+          updated_at: rows.length ? rows.map((r) => r.updated_at).sort().at(-1)! : null,
+        };
+      }),
+  });
+
+  defineRoute(table, {
+    method: 'get', path: '/api/metrics/{unique_id}', tag,
+    summary: "A series' backtest metrics per method",
+    description:
+      "Rolling-origin backtest accuracy of every method (backtest step; the combination's row comes from the best-method step): mae, rmse, mase, bias (forecast − actual, > 0 over-forecasts), coverage_90, smape and the number of origins evaluated. A metric that could not be computed is null. `pipeline_id` (default 0) chooses whose results. 404 unknown series, 403 outside the caller's segments; `metrics: {}` before the backtest step ran.",
+    params: s.uidParams, query: s.pipelineQuery,
+    responses: { 200: { description: 'metrics', schema: s.metricsResponse }, ...errors(400, 403, 404) },
+    handler: async (ctx, { params, query, user }) =>
+      withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        const key = await visibleSeries(tx, user, params.unique_id);
+        const scope = await resolveScope(tx, { pipeline_id: query.pipeline_id ?? 0 });
+        const rows = await seriesMetrics(tx, key, scope.pipelineId);
+        const best = await seriesBestMethod(tx, key, scope.pipelineId);
+        return {
+          unique_id: params.unique_id,
+          pipeline_id: scope.pipelineId,
+          metrics: Object.fromEntries(rows.map((r) => [r.method, {
+            mae: r.mae, rmse: r.rmse, mase: r.mase, bias: r.bias, coverage_90: r.coverage_90, smape: r.smape, origins_evaluated: r.origins_evaluated,
+          }])),
+          best_method: best?.best_method ?? null,
+          metric: best?.metric ?? null,
+        };
+      }),
+  });
+
+  defineRoute(table, {
+    method: 'get', path: '/api/forecasts/{unique_id}/origins', tag,
+    summary: "A series' backtest origin dates",
+    description:
+      "Every origin (the last week of training data; its forecast starts the week after) with stored forecasts, oldest first, with the kinds and methods stored there: kind 'window' is the backtest step's scored windows (horizon-long, with actuals), kind 'origin' the backtest-forecast step's full-horizon forecasts. Both kinds are listed unless `kind` picks one. `pipeline_id` default 0. 404 unknown series, 403 outside the caller's segments.",
+    params: s.uidParams, query: s.originsQuery,
+    responses: { 200: { description: 'origins', schema: s.originsResponse }, ...errors(400, 403, 404) },
+    handler: async (ctx, { params, query, user }) =>
+      withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        const key = await visibleSeries(tx, user, params.unique_id);
+        const scope = await resolveScope(tx, { pipeline_id: query.pipeline_id ?? 0 });
+        const origins = await seriesOrigins(tx, key, scope.pipelineId, query.kind);
+        return { unique_id: params.unique_id, pipeline_id: scope.pipelineId, origins };
+      }),
+  });
+
+  defineRoute(table, {
+    method: 'get', path: '/api/forecasts/{unique_id}/origins/{origin_date}', tag,
+    summary: 'The forecasts made at one backtest origin',
+    description:
+      "Per method, the forecast made with the history up to `origin_date` (weeks from the week after it), with the actual demand of each week: the full-horizon 'origin' forecast when the backtest-forecast step stored one, else the backtest's 'window' (`kinds` says which; `kind` forces one). A malformed date or one that is not a Monday is a 400; an origin with no stored forecast a 404.",
+    params: s.originParams, query: s.originsQuery,
+    responses: { 200: { description: 'forecasts at the origin', schema: s.originForecastResponse }, ...errors(400, 403, 404) },
+    handler: async (ctx, { params, query, user }) => {
+      if (new Date(`${params.origin_date}T00:00:00Z`).getUTCDay() !== 1) {
+        throw badRequest(`path.origin_date: ${params.origin_date} is not a Monday (origins are week starts)`);
+      }
+      return withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        const key = await visibleSeries(tx, user, params.unique_id);
+        const scope = await resolveScope(tx, { pipeline_id: query.pipeline_id ?? 0 });
+        const rows = await originForecasts(tx, key, scope.pipelineId, params.origin_date, query.kind);
+        if (!rows.length) throw notFound(`Series ${params.unique_id} has no backtest forecast at origin ${params.origin_date} in pipeline ${scope.pipelineId}${query.kind ? ` (kind ${query.kind})` : ''}`);
+        const longest = Math.max(...rows.map((r) => r.yhat.length));
+        const history = await actualsAfter(tx, key, params.origin_date, longest);
+        const forecasts: Record<string, unknown[]> = {};
+        for (const r of rows) {
+          forecasts[r.method] = r.yhat.map((v, i) => {
+            const ds = addWeeks(params.origin_date, i + 1);
+            // A window stores its actuals; an 'origin' forecast's weeks (and weeks observed since) come from the history.
+            const stored = r.actual ? finite(r.actual[i]) : null;
+            return {
+              ds, yhat: finite(v), yhat_lower: finite(r.yhat_lower[i]), yhat_upper: finite(r.yhat_upper[i]),
+              actual: stored ?? finite(history.get(ds)),
+            };
+          });
+        }
+        return {
+          unique_id: params.unique_id, pipeline_id: scope.pipelineId, origin_date: params.origin_date,
+          forecasts, kinds: Object.fromEntries(rows.map((r) => [r.method, r.kind])),
+        };
+      });
+    },
+  });
+
+  defineRoute(table, {
+    method: 'post', path: '/api/sparklines', tag,
+    summary: 'Recent weekly demand of many series, for list sparklines',
+    description:
+      `For each series, the weekly demand of the last \`weeks\` weeks (default 52) as [week, value] pairs, oldest first. Every sparkline ends at the tenant's latest history week, so lines drawn side by side share their x axis; a week the series has no row for is absent and a closed calendar week is null. \`values: corrected\` shows the outlier step's corrected demand of \`pipeline_id\` (default 0) where stored. At most ${s.MAX_SPARKLINE_IDS} ids; ids of unknown series or series outside the caller's segments are omitted from the answer (a series with no history in the window maps to []). The answer holds no forecast: /api/forecasts gives it.`,
+    body: s.sparklinesBody, audit: { entityType: 'sparklines', action: 'read' },
+    responses: { 200: { description: 'sparklines', schema: s.sparklinesResponse }, ...errors(400, 404) },
+    handler: async (ctx, { body, user }) => {
+      // A read sent as POST is audited like any POST; the id count, not up to 1000 ids, keeps the row small.
+      ctx.state.audit = { ...ctx.state.audit, newValue: { unique_ids: body.unique_ids.length, weeks: body.weeks, values: body.values, pipeline_id: body.pipeline_id ?? 0 } };
+      return withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        const scope = await resolveScope(tx, { pipeline_id: body.pipeline_id ?? 0 });
+        const keys = (body.unique_ids as string[]).map(parseUniqueId);
+        const last = await lastHistoryWeek(tx);
+        if (!last) return {};
+        const rows = await sparklineRows(tx, keys, { scope: seriesScope(user), segmentSets: [] }, last, body.weeks, body.values === 'corrected' ? { pipelineId: scope.pipelineId } : null);
+        return Object.fromEntries(rows.map((r) => [`${r.item_id}_${r.site_id}`, r.points]));
+      });
+    },
+  });
+
+  defineRoute(table, {
+    method: 'get', path: '/api/best-methods', tag,
+    summary: 'How many series each method won',
+    description: `Best method per series (best-method step) over the series the caller may see, counted. ${s.SCOPE_RULE} With a pipeline that has segments, only its segments' series; \`segment_id\` narrows further.`,
+    query: s.bestMethodsQuery,
+    responses: { 200: { description: 'counts', schema: s.bestMethodsResponse }, ...errors(400, 403, 404) },
+    handler: async (ctx, { query, user }) =>
+      withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        const scope = await resolveScope(tx, query);
+        const f = await listFilter(tx, user, scope, query.segment_id);
+        const { counts, inScope } = await bestMethodCounts(tx, f, scope);
+        return { method_counts: counts, total_series: Object.values(counts).reduce((a, b) => a + b, 0), series_in_scope: inScope, pipeline_id: scope.pipelineId };
+      }),
+  });
+
+  defineRoute(table, {
+    method: 'post', path: '/api/methods/check-compatibility', tag,
+    summary: 'Which forecasting methods fit a series with these characteristics',
+    description:
+      "Applies the forecast step's rules: every method needs its minimum history; seasonal_naive one full season and holt_winters two (season_length ≥ 2, default 52); croston, sba, tsb, adida and imapa need 2 non-zero demands and no negative value; combination needs 3 observations. Non-zero periods come from `n_nonzero`, else `zero_ratio`, else all. `recommended` are the methods characterization would recommend for these characteristics. Contradictions (is_intermittent vs demand_class, n_nonzero > n_observations) and unknown method names are 400s naming the field.",
+    body: s.compatibilityBody, audit: { entityType: 'methods', action: 'check' },
+    responses: { 200: { description: 'compatibility', schema: s.compatibilityResponse }, ...errors(400) },
+    handler: (_ctx, { body }) => {
+      try {
+        return checkCompatibility(body);
+      } catch (e) {
+        if (e instanceof CompatibilityInputError) throw badRequest(`body.${e.field}: ${e.message}`);
+        throw e;
+      }
+    },
+  });
+
+  defineRoute(table, {
+    method: 'get', path: '/api/forecast/scenarios/{id}/results/summary', tag: 'forecast scenarios',
+    summary: "A forecast scenario's results",
+    description:
+      "Per pipeline using the scenario (and pipeline 0 when runs outside any pipeline stored forecasts under it): series forecasted, methods, best-method counts, the best method's forecast summed over the scenario's horizon, the mean best-method score and the last run (the later of the pipeline's last run and its newest stored forecast). Totals over all of them follow. Only series the caller may see count. 404 for an unknown scenario; a scenario nothing ran for answers zeros and `pipelines: []`.",
+    params: s.summaryParams,
+    responses: { 200: { description: 'summary', schema: s.summaryResponse }, ...errors(400, 404) },
+    handler: async (ctx, { params, user }) =>
+      withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        const scenario = await getScenario(tx, params.id);
+        if (!scenario) throw notFound(`Forecast scenario ${params.id} not found`);
+        const scope = seriesScope(user);
+        const entries: Array<{ pipeline_id: number; name: string | null; lastRun: string | null; sum: PipelineResultSummary }> = [];
+        for (const p of await scenarioPipelines(tx, params.id)) {
+          entries.push({ pipeline_id: p.id, name: p.name, lastRun: p.last_run_at, sum: await pipelineResultSummary(tx, scope, { pipelineId: p.id, scenarioId: null }, scenario.horizon_weeks) });
+        }
+        if (await defaultResultsHaveScenario(tx, params.id)) {
+          entries.unshift({ pipeline_id: 0, name: null, lastRun: null, sum: await pipelineResultSummary(tx, scope, { pipelineId: 0, scenarioId: params.id }, scenario.horizon_weeks) });
+        }
+        const latest = (...ts: Array<string | null>) => ts.filter((t): t is string => t !== null).sort().at(-1) ?? null;
+        const pipelines = entries.map((e) => ({
+          pipeline_id: e.pipeline_id, name: e.name, series_forecasted: e.sum.series_forecasted, methods_count: e.sum.methods_count, methods: e.sum.methods,
+          best_method_counts: e.sum.best_method_counts, total_forecast_volume: e.sum.total_forecast_volume,
+          mean_backtest_score: finite(e.sum.mean_backtest_score), score_metrics: e.sum.score_metrics, last_run_at: latest(e.lastRun, e.sum.last_forecast_at),
+        }));
+        const bestCounts: Record<string, number> = {};
+        for (const p of pipelines) for (const [m, n] of Object.entries(p.best_method_counts)) bestCounts[m] = (bestCounts[m] ?? 0) + n;
+        const scored = pipelines.filter((p) => p.mean_backtest_score !== null);
+        const scoredSeries = scored.reduce((a, p) => a + Object.values(p.best_method_counts).reduce((x, y) => x + y, 0), 0);
+        return {
+          scenario_id: scenario.id, scenario_name: scenario.name, horizon_weeks: scenario.horizon_weeks, pipelines,
+          series_forecasted: pipelines.reduce((a, p) => a + p.series_forecasted, 0),
+          methods_count: new Set(pipelines.flatMap((p) => p.methods)).size,
+          best_method_counts: Object.fromEntries(Object.keys(bestCounts).sort().map((m) => [m, bestCounts[m]])),
+          total_forecast_volume: pipelines.reduce((a, p) => a + p.total_forecast_volume, 0),
+          mean_backtest_score: scoredSeries > 0
+            ? scored.reduce((a, p) => a + p.mean_backtest_score! * Object.values(p.best_method_counts).reduce((x, y) => x + y, 0), 0) / scoredSeries
+            : null,
+          last_run_at: latest(...pipelines.map((p) => p.last_run_at)),
+        };
+      }),
+  });
+}
