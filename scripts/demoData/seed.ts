@@ -4,6 +4,7 @@ import { startImportRun } from '../../api/routes/import';
 import { getJob, type JobRow } from '../../db/jobs';
 import { findPipelineByName, insertPipeline } from '../../db/pipelines';
 import { withTenant, type Db } from '../../db/pool';
+import { PIPELINE_ORDER } from '../../lib/steps';
 import type { DemoOptions } from './generator';
 import { loadDemoIntoStaging } from './load';
 
@@ -48,3 +49,21 @@ export async function seedDemoData(db: Db, temporal: TemporalDeps, accountId: st
   if (etl.status !== 'completed') throw new Error(`demo etl ${etlJobId} ${etl.status}: ${etl.error ?? ''}`);
   return { staged, importRunId: run.run_id, etlJobId, pipelineId, series: (etl.result as { series: number }).series };
 }
+
+/** The forecasting steps after etl, in pipeline order: what the demo tenant runs so a planner finds forecasts. */
+export const DEMO_FORECAST_STEPS: readonly string[] = PIPELINE_ORDER.slice(PIPELINE_ORDER.indexOf('outlier'), PIPELINE_ORDER.indexOf('distribution') + 1);
+
+/**
+ * Starts outlier → … → distribution on the demo pipeline as one run (a runSequence job, visible in the jobs API and
+ * the Temporal UI) and returns its job id without waiting: the stack is usable while it runs.
+ */
+export async function startDemoForecast(db: Db, temporal: TemporalDeps, accountId: string, pipelineId: number, createdBy = 'demo-seed'): Promise<string> {
+  const jobId = newJobId('demo-forecast');
+  const steps = [...DEMO_FORECAST_STEPS];
+  await startJob(db, temporal, accountId, { job_id: jobId, kind: 'demo_forecast', pipeline_id: pipelineId, created_by: createdBy, params: { steps } }, 'runSequence', [
+    { jobId, accountId, pipelineId, scenarioId: null, segmentId: null, createdBy, nWorkers: null, steps, kind: 'demo_forecast' },
+  ]);
+  return jobId;
+}
+
+export { waitForJob as waitForDemoJob };

@@ -1,6 +1,6 @@
 import { sql, withTenant } from '../../db/pool';
 import { createDemoPlan, demandBySeries } from '../../scripts/demoData/generator';
-import { seedDemoData } from '../../scripts/demoData/seed';
+import { DEMO_FORECAST_STEPS, seedDemoData, startDemoForecast, waitForDemoJob } from '../../scripts/demoData/seed';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp } from '../support/testApp';
 
@@ -15,7 +15,7 @@ afterAll(async () => {
   await tw.close();
 });
 
-test('generated demo data goes through import staging, an import run and etl without a single rejected row', async () => {
+test('generated demo data goes through import staging, an import run and etl without a single rejected row, then is forecast', async () => {
   const tenant = await t.newTenant('seed');
   const opts = { seed: 11, items: 40, sites: 6, seriesTarget: 80 };
   const result = await seedDemoData(t.db, { client: tw.client, taskQueue: tw.taskQueue }, tenant.accountId, opts, 'test', 180_000);
@@ -49,4 +49,17 @@ test('generated demo data goes through import staging, an import run and etl wit
   const reload = await t.call('post', '/api/reload', { token: admin });
   expect(reload.body.cache_sizes).toMatchObject({ items: 40, sites: 6 });
   expect(reload.body.cache_sizes.series).toBeGreaterThanOrEqual(seriesWithDemand);
-}, 240_000);
+
+  // the start command then forecasts the demo pipeline: every series gets forecasts, a best method and a distribution
+  const jobId = await startDemoForecast(t.db, { client: tw.client, taskQueue: tw.taskQueue }, tenant.accountId, result.pipelineId, 'test');
+  const job = await waitForDemoJob(t.db, tenant.accountId, jobId, 300_000);
+  expect([job.status, job.error]).toEqual(['completed', null]);
+  expect(DEMO_FORECAST_STEPS).toEqual(['outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution']);
+  const done = await withTenant(t.db, tenant.accountId, async (tx) => ({
+    forecasted: await tx.oneFirst(sql.unsafe`SELECT count(DISTINCT (item_id, site_id))::int FROM forecast_results WHERE pipeline_id = ${result.pipelineId}`),
+    best: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series_best_method WHERE pipeline_id = ${result.pipelineId}`),
+    distributions: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series_distributions WHERE pipeline_id = ${result.pipelineId}`),
+    negative: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM forecast_results, unnest(yhat) v WHERE v < 0 OR v = 'NaN'`),
+  }));
+  expect(done).toEqual({ forecasted: seriesWithDemand, best: seriesWithDemand, distributions: seriesWithDemand, negative: 0 });
+}, 480_000);
