@@ -1,17 +1,25 @@
 /**
  * Rows of the outlier, characterization and distribution steps (migration 007): their writes, and the reads other
- * steps and routes use. Every row belongs to one pipeline (0 = outside any pipeline). A chunk rewrites exactly its
- * own series: delete by key list, then one multi-row insert per table, so a retried chunk writes the same rows again.
+ * steps and routes use; and what every per-series result table shares, which db/forecastResults.ts uses for the
+ * forecasting tables too: array literals, NULL as NaN, dropOutOfScope. Every row belongs to one pipeline (0 = outside
+ * any pipeline). A chunk rewrites exactly its own series: delete by key list, then one multi-row insert per table, so a
+ * retried chunk writes the same rows again.
  *
  * Arrays of arrays cannot travel through `unnest` (PostgreSQL would flatten them), so each row's float8[] / text[]
- * travels as an array literal and each jsonb value as JSON text, both cast in SQL. float8[] columns are read back
- * through array_to_json: the pool's float8 parser turns a NULL element (a closed week) into 0.
+ * travels as an array literal and each jsonb value as JSON text, both cast in SQL. A NULL element of a float8[] (a
+ * closed week, a week whose actual is not known yet) is NaN in memory.
  */
+import type { Fit } from '../activities/distribution/engine';
+import { addWeeks, finiteOrNull, type CorrectedInput } from '../activities/forecast/steps/prepare';
 import { sql, type Tx } from './pool';
 import type { SeriesKey } from './etl';
-import { keysIn, type WeeklySeries } from './seriesSteps';
+import { keysIn } from './seriesSteps';
 
-const uid = (k: SeriesKey) => `${k.item_id}_${k.site_id}`;
+/** `<item_id>_<site_id>`: the key the steps' maps use, as WeeklySeries.unique_id. */
+export const uniqueId = (k: SeriesKey): string => `${k.item_id}_${k.site_id}`;
+
+/** A NULL read back from the database (a closed week, an unscored metric) as NaN, how the engines carry it. */
+export const nanIfNull = (v: number | null): number => (v === null ? Number.NaN : v);
 
 /** `{1,2,NULL}`: NaN (a closed week) becomes NULL. Numbers are written with full round-trip precision. */
 export function floatArrayLiteral(values: ArrayLike<number>): string {
@@ -24,12 +32,6 @@ export function floatArrayLiteral(values: ArrayLike<number>): string {
 export function textArrayLiteral(values: readonly string[]): string {
   return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }
-
-const floats = (values: Array<number | null>): Float64Array => Float64Array.from(values, (v) => (v === null ? Number.NaN : v));
-
-const addWeeks = (monday: string, weeks: number): string => new Date(Date.parse(`${monday}T00:00:00Z`) + weeks * 7 * 86_400_000).toISOString().slice(0, 10);
-
-const weeksBetween = (from: string, to: string): number => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / (7 * 86_400_000));
 
 // ---------------------------------------------------------------- series_outliers
 
@@ -63,45 +65,24 @@ export async function writeOutliers(tx: Tx, pipelineId: number, keys: readonly S
   return rows.length;
 }
 
-export interface CorrectedHistory {
-  start_week: string;
+export interface CorrectedHistory extends CorrectedInput {
   /** NaN where the stored value is NULL (a closed week) */
   corrected_y: Float64Array;
   method: string;
   n_outliers: number;
 }
 
-/** The stored corrected history of these series under the pipeline, by unique id; series without a row are absent. */
+/**
+ * The stored corrected history of these series under the pipeline, by unique id; series without a row are absent.
+ * What every later step models (historyFor and fitHistory in activities/forecast/steps/prepare.ts).
+ */
 export async function correctedHistoryInRange(tx: Tx, pipelineId: number, keys: readonly SeriesKey[]): Promise<Map<string, CorrectedHistory>> {
   const out = new Map<string, CorrectedHistory>();
   if (!keys.length) return out;
   const rows = (await tx.any(sql.unsafe`
-    SELECT item_id, site_id, start_week, array_to_json(corrected_y) AS corrected_y, method, n_outliers FROM series_outliers
+    SELECT item_id, site_id, start_week, corrected_y, method, n_outliers FROM series_outliers
     WHERE pipeline_id = ${pipelineId} AND ${keysIn(keys)}`)) as Array<SeriesKey & { start_week: string; corrected_y: Array<number | null>; method: string; n_outliers: number }>;
-  for (const r of rows) out.set(uid(r), { start_week: r.start_week, corrected_y: floats(r.corrected_y), method: r.method, n_outliers: r.n_outliers });
-  return out;
-}
-
-/**
- * The history a step should model: the corrected value where the outlier step wrote one for that week, the weekly y
- * elsewhere (weeks added by a later etl run), and NaN wherever the current weekly series has a closed week. Aligned
- * with `series.start` and as long as `series.y`, whatever the corrected row's own start and length.
- *
- * A week is closed when its capacity factor is 0, whatever y says: the pool's float8 parser reads a NULL inside a
- * float8[] as 0 (Number(null)), so a closed week can reach a step as y = 0, and modelling it as a week without
- * demand would bias every statistic downwards.
- */
-export function historyFor(series: Pick<WeeklySeries, 'start' | 'y'> & { factor?: ArrayLike<number> }, corrected: Pick<CorrectedHistory, 'start_week' | 'corrected_y'> | undefined): Float64Array {
-  const out = Float64Array.from(series.y);
-  if (series.factor) for (let i = 0; i < out.length; i++) if (series.factor[i] === 0) out[i] = Number.NaN;
-  if (!corrected) return out;
-  const shift = weeksBetween(series.start, corrected.start_week);
-  for (let i = 0; i < out.length; i++) {
-    const j = i - shift;
-    if (!Number.isFinite(out[i]) || j < 0 || j >= corrected.corrected_y.length) continue;
-    const c = corrected.corrected_y[j];
-    if (Number.isFinite(c)) out[i] = c;
-  }
+  for (const r of rows) out.set(uniqueId(r), { start_week: r.start_week, corrected_y: Float64Array.from(r.corrected_y, nanIfNull), method: r.method, n_outliers: r.n_outliers });
   return out;
 }
 
@@ -120,7 +101,7 @@ export interface SeriesOutliersView {
 /** One series' outlier row (GET /api/series/{unique_id}/outliers), or null when the step has not run for it. */
 export async function outliersOf(tx: Tx, pipelineId: number, key: SeriesKey): Promise<SeriesOutliersView | null> {
   const r = (await tx.maybeOne(sql.unsafe`
-    SELECT start_week, array_to_json(corrected_y) AS corrected_y, method, params, outliers, n_outliers, job_id, updated_at FROM series_outliers
+    SELECT start_week, corrected_y, method, params, outliers, n_outliers, job_id, updated_at FROM series_outliers
     WHERE pipeline_id = ${pipelineId} AND item_id = ${key.item_id} AND site_id = ${key.site_id}`)) as
     | (Omit<SeriesOutliersView, 'corrected'> & { corrected_y: Array<number | null> })
     | null;
@@ -150,8 +131,6 @@ export interface CharacteristicsWrite extends SeriesKey {
 
 export type CharacteristicsRow = CharacteristicsWrite & { pipeline_id: number; job_id: string | null; updated_at: string };
 
-const finiteOrNull = (v: number) => (Number.isFinite(v) ? v : null);
-
 export async function writeCharacteristics(tx: Tx, pipelineId: number, keys: readonly SeriesKey[], rows: readonly CharacteristicsWrite[], jobId: string | null): Promise<number> {
   if (keys.length) await tx.query(sql.unsafe`DELETE FROM series_characteristics WHERE pipeline_id = ${pipelineId} AND ${keysIn(keys)}`);
   if (!rows.length) return 0;
@@ -180,21 +159,14 @@ export async function characteristicsFor(tx: Tx, pipelineId: number, keys: reado
     SELECT pipeline_id, item_id, site_id, n_observations, mean, adi, cv2, zero_ratio, cov, demand_class, is_intermittent, has_seasonality,
       seasonal_period, has_trend, complexity_level, recommended_methods, details, job_id, updated_at
     FROM series_characteristics WHERE pipeline_id = ${pipelineId} AND ${keysIn(keys)}`)) as CharacteristicsRow[];
-  for (const r of rows) out.set(uid(r), { ...r, recommended_methods: [...r.recommended_methods] });
+  for (const r of rows) out.set(uniqueId(r), { ...r, recommended_methods: [...r.recommended_methods] });
   return out;
 }
 
 // ---------------------------------------------------------------- series_distributions
 
-export interface DistributionFitRow {
-  distribution_type: 'normal' | 'gamma' | 'poisson' | 'negative_binomial' | 'empirical';
-  mean: number;
-  std: number;
-  params: Record<string, number>;
-  ks_statistic: number;
-  ks_pvalue: number;
-  service_level_quantiles: Record<string, number>;
-}
+/** One fitted distribution as stored (the best one's columns, and each element of `candidates`): the engine's Fit. */
+export type DistributionFitRow = Fit;
 
 export interface DistributionWrite extends SeriesKey, DistributionFitRow {
   candidates: DistributionFitRow[];
@@ -231,7 +203,7 @@ export async function distributionsFor(tx: Tx, pipelineId: number, keys: readonl
     SELECT pipeline_id, item_id, site_id, distribution_type, mean, std, params, ks_statistic, ks_pvalue, service_level_quantiles, candidates,
       basis, lead_time_weeks, n, job_id, updated_at
     FROM series_distributions WHERE pipeline_id = ${pipelineId} AND ${keysIn(keys)}`)) as DistributionRow[];
-  for (const r of rows) out.set(uid(r), r);
+  for (const r of rows) out.set(uniqueId(r), r);
   return out;
 }
 
@@ -243,24 +215,43 @@ export async function leadTimesFor(tx: Tx, keys: readonly SeriesKey[]): Promise<
   if (!keys.length) return out;
   const rows = (await tx.any(sql.unsafe`
     SELECT item_id, site_id, lead_time_weeks FROM item_site WHERE lead_time_weeks IS NOT NULL AND ${keysIn(keys)}`)) as Array<SeriesKey & { lead_time_weeks: number }>;
-  for (const r of rows) out.set(uid(r), r.lead_time_weeks);
+  for (const r of rows) out.set(uniqueId(r), r.lead_time_weeks);
   return out;
 }
 
-export type SeriesResultTable = 'series_outliers' | 'series_characteristics' | 'series_distributions';
+/**
+ * The rows each per-series step owns: its tables and, in backtest_forecasts (which two steps share), its kind. The
+ * combination's rows that best-method writes into forecast_results, backtest_metrics and the 'window' forecasts are
+ * covered by the forecast and backtest steps' entries, which take every method.
+ */
+export const STEP_TABLES = {
+  outlier: [['series_outliers', null]],
+  characterization: [['series_characteristics', null]],
+  distribution: [['series_distributions', null]],
+  forecast: [['forecast_results', null]],
+  backtest: [['backtest_metrics', null], ['backtest_forecasts', 'window']],
+  'backtest-forecast': [['backtest_forecasts', 'origin']],
+  'best-method': [['series_best_method', null]],
+} as const;
+
+export type ResultStep = keyof typeof STEP_TABLES;
 
 /**
- * After a full run of a pipeline that has segments: drops that pipeline's rows of series outside its segments (a
- * segment was removed from the pipeline, or a series left the segment), so the pipeline's results are exactly its
- * scope. A pipeline without segments covers every series and keeps all its rows.
+ * After a full run of a pipeline that has segments: drops the step's rows of that pipeline for series outside its
+ * segments (a segment was removed from the pipeline, or a series left the segment), so the pipeline's results are
+ * exactly its scope. A pipeline without segments covers every series and keeps all its rows; so does pipeline 0.
  */
-export async function dropOutOfScope(tx: Tx, table: SeriesResultTable, pipelineId: number): Promise<number> {
+export async function dropOutOfScope(tx: Tx, step: ResultStep, pipelineId: number): Promise<number> {
   if (pipelineId <= 0) return 0;
-  const r = await tx.query(sql.unsafe`
-    DELETE FROM ${sql.identifier([table])} r
-    WHERE r.pipeline_id = ${pipelineId}
-      AND EXISTS (SELECT 1 FROM pipeline_segments ps WHERE ps.pipeline_id = ${pipelineId})
-      AND NOT EXISTS (SELECT 1 FROM pipeline_segments ps JOIN segment_members m ON m.segment_id = ps.segment_id
-        WHERE ps.pipeline_id = ${pipelineId} AND m.item_id = r.item_id AND m.site_id = r.site_id)`);
-  return r.rowCount;
+  let n = 0;
+  for (const [table, kind] of STEP_TABLES[step]) {
+    const r = await tx.query(sql.unsafe`
+      DELETE FROM ${sql.identifier([table])} r
+      WHERE r.pipeline_id = ${pipelineId} ${kind ? sql.fragment`AND r.kind = ${kind}` : sql.fragment``}
+        AND EXISTS (SELECT 1 FROM pipeline_segments ps WHERE ps.pipeline_id = ${pipelineId})
+        AND NOT EXISTS (SELECT 1 FROM pipeline_segments ps JOIN segment_members m ON m.segment_id = ps.segment_id
+          WHERE ps.pipeline_id = ${pipelineId} AND m.item_id = r.item_id AND m.site_id = r.site_id)`);
+    n += r.rowCount;
+  }
+  return n;
 }

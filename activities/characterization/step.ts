@@ -3,9 +3,10 @@
  * complexity and recommended methods (series_characteristics), computed on the outlier-corrected history when the
  * outlier step has a row for the series under the same pipeline, on the weekly demand otherwise.
  */
-import { correctedHistoryInRange, historyFor, writeCharacteristics, type CharacteristicsWrite } from '../../db/seriesResults';
+import { correctedHistoryInRange, writeCharacteristics, type CharacteristicsWrite } from '../../db/seriesResults';
 import type { WeeklySeries } from '../../db/seriesSteps';
 import { defaultValues } from '../../lib/parameterDefaults';
+import { historyFor } from '../forecast/steps/prepare';
 import { checkpoint } from '../jobs/activity';
 import type { ResolvedParameters } from '../parameters/activity';
 import { CHECKPOINT_EVERY, dropStale } from '../outlier/step';
@@ -68,5 +69,5 @@ export const characterizationStep: SeriesStepHandler = {
     const intermittent = rows.filter((r) => r.is_intermittent).length;
     return { rows: written, note: `${intermittent} intermittent or lumpy; ${series.length - corrected.size} without corrected history (raw demand used)` };
   },
-  finalize: (run) => dropStale(run, 'series_characteristics'),
+  finalize: dropStale('characterization'),
 };

@@ -3,9 +3,10 @@
  * on the outlier-corrected open-week history (weekly demand when the outlier step has no row for the series), summed
  * over the item-site lead time when `aggregate_lead_time` is on.
  */
-import { correctedHistoryInRange, historyFor, leadTimesFor, writeDistributions, type DistributionFitRow, type DistributionWrite } from '../../db/seriesResults';
+import { correctedHistoryInRange, leadTimesFor, writeDistributions, type DistributionFitRow, type DistributionWrite } from '../../db/seriesResults';
 import type { WeeklySeries } from '../../db/seriesSteps';
 import { defaultValues } from '../../lib/parameterDefaults';
+import { historyFor } from '../forecast/steps/prepare';
 import { checkpoint } from '../jobs/activity';
 import { sortedQuantile } from '../outlier/engine';
 import { CHECKPOINT_EVERY, dropStale } from '../outlier/step';
@@ -139,5 +140,5 @@ export const distributionStep: SeriesStepHandler = {
     for (const r of rows) byType.set(r.distribution_type, (byType.get(r.distribution_type) ?? 0) + 1);
     return { rows: written, note: [...byType].sort().map(([t, n]) => `${t} ${n}`).join(', ') };
   },
-  finalize: (run) => dropStale(run, 'series_distributions'),
+  finalize: dropStale('distribution'),
 };

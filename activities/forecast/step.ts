@@ -6,15 +6,16 @@
 import { calendarWeeksForSites } from '../../db/calendars';
 import type { SeriesKey } from '../../db/etl';
 import {
-  adjustmentsOf, backtestMetricsOf, correctedHistoryOf, dropOutOfScopeRows, forecastMethodsOf, forecastRowsOf, forecastScenarioOf, lockedMethodsOf,
-  recommendedMethodsOf, replaceBacktest, replaceBestMethods, replaceForecastResults, replaceOriginForecasts, windowForecastsOf,
-  type BestWrite, type ForecastWrite, type MetricsWrite, type OriginWrite,
+  adjustmentsOf, backtestMetricsOf, forecastMethodsOf, forecastRowsOf, forecastScenarioOf, lockedMethodsOf, replaceBacktest, replaceBestMethods,
+  replaceForecastResults, replaceOriginForecasts, windowForecastsOf, type BestWrite, type ForecastWrite, type MetricsRow, type OriginWrite,
 } from '../../db/forecastResults';
 import { appendLog } from '../../db/jobs';
 import type { Tx } from '../../db/pool';
+import { characteristicsFor, correctedHistoryInRange } from '../../db/seriesResults';
 import type { WeeklySeries } from '../../db/seriesSteps';
 import { defaultValues, methodParams } from '../../lib/parameterDefaults';
 import { checkpoint } from '../jobs/activity';
+import { dropStale } from '../outlier/step';
 import type { ResolvedParameters } from '../parameters/resolve';
 import type { SeriesStepHandler, StepRun } from '../steps/types';
 import { backtest, planOrigins, scoreOriginForecasts } from './engine/backtest';
@@ -32,18 +33,6 @@ import {
  */
 const CHECKPOINT_EVERY = 20;
 const CHECKPOINT_MS = 2000;
-
-/**
- * After a full run (no job segment, no series list) of a pipeline with segments, the step's rows of series no longer in
- * its segments go, as for the outlier, characterization and distribution steps.
- */
-function dropStale(step: 'forecast' | 'backtest' | 'backtest-forecast' | 'best-method'): NonNullable<SeriesStepHandler['finalize']> {
-  return async (run) => {
-    if (run.scope.segmentId || run.scope.keys) return null;
-    const n = await dropOutOfScopeRows(run.tx, step, run.scope.pipelineId);
-    return n ? `${n} rows of series outside the pipeline's segments removed` : null;
-  };
-}
 
 function ticker(run: StepRun, phase: string): (i: number) => void {
   let last = 0;
@@ -74,14 +63,14 @@ function allFinite(x: ArrayLike<number>): boolean {
 /** What every handler reads about a chunk: corrected histories, adjustments, locks. */
 async function chunkInputs(tx: Tx, pipelineId: number, keys: SeriesKey[]) {
   return {
-    corrected: await correctedHistoryOf(tx, pipelineId, keys),
+    corrected: await correctedHistoryInRange(tx, pipelineId, keys),
     adjustments: await adjustmentsOf(tx, keys),
     locked: await lockedMethodsOf(tx, keys),
   };
 }
 
 function historyOf(s: WeeklySeries, inputs: Awaited<ReturnType<typeof chunkInputs>>): FitHistory {
-  return fitHistory(s, inputs.corrected.get(s.unique_id) ?? null, inputs.adjustments.get(s.unique_id) ?? []);
+  return fitHistory(s, inputs.corrected.get(s.unique_id), inputs.adjustments.get(s.unique_id) ?? []);
 }
 
 /**
@@ -134,7 +123,7 @@ export const forecastStep: SeriesStepHandler = {
     const scenario = await forecastScenarioOf(tx, run.scenarioId, scope.pipelineId);
     const horizon = scenario?.horizon_weeks ?? DEFAULT_HORIZON;
     const inputs = await chunkInputs(tx, scope.pipelineId, keys);
-    const recommended = await recommendedMethodsOf(tx, scope.pipelineId, keys);
+    const characteristics = await characteristicsFor(tx, scope.pipelineId, keys);
     const calendarOf = await futureCalendars(tx, series, horizon);
     const rows: ForecastWrite[] = [];
     const skipped: string[] = [];
@@ -151,7 +140,7 @@ export const forecastStep: SeriesStepHandler = {
       const choice = chooseMethods({
         runMethods: run.methods,
         scenarioMethods: scenario?.methods ?? [],
-        recommended: () => recommended.get(s.unique_id) ?? recommendOnTheFly(hist.y, period),
+        recommended: () => characteristics.get(s.unique_id)?.recommended_methods ?? recommendOnTheFly(hist.y, period),
         includeBenchmarks: bm.include_benchmarks !== false,
         locked: inputs.locked.get(s.unique_id)?.method ?? null,
         npi: { isNpi: hist.y.length < Number(npi.min_history_weeks ?? 13), fallback: String(npi.fallback_method ?? 'moving_average') },
@@ -191,28 +180,40 @@ function backtestOptions(params: Map<string, ResolvedParameters>, uid: string) {
   return { h: H, horizon: H, origins: Number(b.windows ?? 4), step: Number(b.step_weeks ?? 4), minTrain: Number(b.min_train_weeks ?? 26), period: periodOf(params, uid) };
 }
 
+/**
+ * The loop of both backtest steps: `fn` gets each series of the chunk, in order, with the single methods the forecast
+ * step stored for it (what the backtests evaluate) and its fit history. A series without a stored forecast has
+ * nothing to evaluate: it is skipped, and the note counts it.
+ */
+async function forEachForecasted(
+  run: StepRun,
+  series: readonly WeeklySeries[],
+  phase: string,
+  fn: (s: WeeklySeries, methods: string[], hist: FitHistory) => void,
+): Promise<{ keys: SeriesKey[]; note: string | null }> {
+  const keys = series.map(keyOf);
+  const methodsOf = await forecastMethodsOf(run.tx, run.scope.pipelineId, keys);
+  const inputs = await chunkInputs(run.tx, run.scope.pipelineId, keys);
+  const tick = ticker(run, phase);
+  let noForecast = 0;
+  for (const [i, s] of series.entries()) {
+    tick(i);
+    const methods = methodsOf.get(s.unique_id);
+    if (methods?.length) fn(s, methods, historyOf(s, inputs));
+    else noForecast++;
+  }
+  return { keys, note: noForecast ? `${noForecast} series without forecast (run the forecast step first)` : null };
+}
+
 export const backtestStep: SeriesStepHandler = {
   finalize: dropStale('backtest'),
   parameterTypes: ['backtest', 'forecast', 'characterization'],
   async run(run, series, params) {
-    const { tx, scope } = run;
-    const keys = series.map(keyOf);
-    const methodsOf = await forecastMethodsOf(tx, scope.pipelineId, keys);
-    const inputs = await chunkInputs(tx, scope.pipelineId, keys);
-    const metrics: MetricsWrite[] = [];
+    const metrics: MetricsRow[] = [];
     const windows: OriginWrite[] = [];
-    let noForecast = 0;
     let tooShort = 0;
-    const tick = ticker(run, 'backtest');
-    for (const [i, s] of series.entries()) {
-      tick(i);
-      const methods = methodsOf.get(s.unique_id);
-      if (!methods?.length) {
-        noForecast++;
-        continue;
-      }
+    const { keys, note } = await forEachForecasted(run, series, 'backtest', (s, methods, hist) => {
       const fv = valuesOf(params, s.unique_id, 'forecast');
-      const hist = historyOf(s, inputs);
       const bt = backtest(hist.y, methods, { ...backtestOptions(params, s.unique_id), params: Object.fromEntries(methods.map((m) => [m, methodParams(fv, m)])) });
       if (!bt.origins.length) tooShort++;
       for (const m of methods) {
@@ -226,9 +227,9 @@ export const backtestStep: SeriesStepHandler = {
         });
         for (const w of wins) windows.push({ ...keyOf(s), method: m, origin_week: w.origin_week, yhat: w.mean, yhat_lower: w.lower, yhat_upper: w.upper, actual: w.actual });
       }
-    }
-    const notes = [noForecast ? `${noForecast} series without forecast (run the forecast step first)` : '', tooShort ? `${tooShort} series too short for a backtest origin` : ''].filter(Boolean);
-    return { rows: await replaceBacktest(tx, scope.pipelineId, keys, metrics, windows, run.jobId), note: notes.join('; ') || undefined };
+    });
+    const notes = [note, tooShort ? `${tooShort} series too short for a backtest origin` : null].filter(Boolean);
+    return { rows: await replaceBacktest(run.tx, run.scope.pipelineId, keys, metrics, windows, run.jobId), note: notes.join('; ') || undefined };
   },
 };
 
@@ -236,26 +237,13 @@ export const backtestForecastStep: SeriesStepHandler = {
   finalize: dropStale('backtest-forecast'),
   parameterTypes: ['backtest', 'forecast', 'characterization'],
   async run(run, series, params) {
-    const { tx, scope } = run;
-    const keys = series.map(keyOf);
-    const scenario = await forecastScenarioOf(tx, run.scenarioId, scope.pipelineId);
+    const scenario = await forecastScenarioOf(run.tx, run.scenarioId, run.scope.pipelineId);
     const horizon = scenario?.horizon_weeks ?? DEFAULT_HORIZON;
-    const methodsOf = await forecastMethodsOf(tx, scope.pipelineId, keys);
-    const inputs = await chunkInputs(tx, scope.pipelineId, keys);
-    const calendarOf = await futureCalendars(tx, series, horizon);
+    const calendarOf = await futureCalendars(run.tx, series, horizon);
     const rows: OriginWrite[] = [];
-    let noForecast = 0;
-    const tick = ticker(run, 'backtest-forecast');
-    for (const [i, s] of series.entries()) {
-      tick(i);
-      const methods = methodsOf.get(s.unique_id);
-      if (!methods?.length) {
-        noForecast++;
-        continue;
-      }
+    const { keys, note } = await forEachForecasted(run, series, 'backtest-forecast', (s, methods, hist) => {
       const fv = valuesOf(params, s.unique_id, 'forecast');
       const level = Number(fv.interval_level ?? 0.9);
-      const hist = historyOf(s, inputs);
       const opts = backtestOptions(params, s.unique_id);
       for (const origin of planOrigins(hist.y.length, opts).origins) {
         const train = hist.y.subarray(0, origin.train_end);
@@ -269,8 +257,8 @@ export const backtestForecastStep: SeriesStepHandler = {
           rows.push({ ...keyOf(s), method: m, origin_week: span.origin_week, yhat: band.yhat, yhat_lower: band.lower, yhat_upper: band.upper, actual: span.actual });
         }
       }
-    }
-    return { rows: await replaceOriginForecasts(tx, scope.pipelineId, keys, rows, run.jobId), note: noForecast ? `${noForecast} series without forecast (run the forecast step first)` : undefined };
+    });
+    return { rows: await replaceOriginForecasts(run.tx, run.scope.pipelineId, keys, rows, run.jobId), note: note ?? undefined };
   },
 };
 
@@ -290,7 +278,7 @@ export const bestMethodStep: SeriesStepHandler = {
     // the combination is wanted unless the scenario lists its methods and leaves it out
     const combine = !scenario?.methods.length || scenario.methods.includes(COMBINATION);
     const best: BestWrite[] = [];
-    const comb = { forecasts: [] as ForecastWrite[], metrics: [] as MetricsWrite[], windows: [] as OriginWrite[] };
+    const comb = { forecasts: [] as ForecastWrite[], metrics: [] as MetricsRow[], windows: [] as OriginWrite[] };
     let noForecast = 0;
     const skipped: string[] = [];
     const tick = ticker(run, 'best-method');

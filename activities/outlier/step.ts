@@ -2,9 +2,10 @@
  * The outlier step: per series, detect and correct outliers in the open weeks and store the corrected history
  * (series_outliers). Thin: parameters → detectOutliers → rows; the pure part is outlierRow.
  */
-import { dropOutOfScope, historyFor, writeOutliers, type OutlierPointRow, type OutlierWrite } from '../../db/seriesResults';
+import { dropOutOfScope, writeOutliers, type OutlierPointRow, type OutlierWrite, type ResultStep } from '../../db/seriesResults';
 import type { WeeklySeries } from '../../db/seriesSteps';
 import { defaultValues } from '../../lib/parameterDefaults';
+import { addWeeks, historyFor } from '../forecast/steps/prepare';
 import { checkpoint } from '../jobs/activity';
 import type { ResolvedParameters } from '../parameters/activity';
 import type { SeriesStepHandler } from '../steps/types';
@@ -35,8 +36,6 @@ export function outlierSettings(p: ResolvedParameters | undefined): OutlierSetti
     season_length: Number(c.season_length ?? 1),
   };
 }
-
-const addWeeks = (monday: string, weeks: number): string => new Date(Date.parse(`${monday}T00:00:00Z`) + weeks * 7 * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * One series' row. Closed weeks (NaN) are given to the engine as NaN: it skips them in every window and quartile and
@@ -81,15 +80,18 @@ export const outlierStep: SeriesStepHandler = {
     const written = await writeOutliers(run.tx, run.scope.pipelineId, series, rows, run.jobId);
     return { rows: written, note: `${flagged} outliers corrected` };
   },
-  finalize: (run) => dropStale(run, 'series_outliers'),
+  finalize: dropStale('outlier'),
 };
 
 /**
- * After a full run (no job segment, no series list) of a pipeline with segments, rows of series that are no longer in
- * its segments go: the pipeline's results are exactly its scope. Shared by the three steps of this family.
+ * The finalize of every per-series step: after a full run (no job segment, no series list) of a pipeline with segments,
+ * the step's rows of series that are no longer in its segments go, so the pipeline's results are exactly its scope. A
+ * partial run saw only part of the scope, so it cannot tell which rows are stale.
  */
-export async function dropStale(run: Parameters<NonNullable<SeriesStepHandler['finalize']>>[0], table: Parameters<typeof dropOutOfScope>[1]): Promise<string | null> {
-  if (run.scope.segmentId || run.scope.keys) return null;
-  const n = await dropOutOfScope(run.tx, table, run.scope.pipelineId);
-  return n ? `${n} rows of series outside the pipeline's segments removed` : null;
+export function dropStale(step: ResultStep): NonNullable<SeriesStepHandler['finalize']> {
+  return async (run) => {
+    if (run.scope.segmentId || run.scope.keys) return null;
+    const n = await dropOutOfScope(run.tx, step, run.scope.pipelineId);
+    return n ? `${n} rows of series outside the pipeline's segments removed` : null;
+  };
 }

@@ -13,7 +13,7 @@ describe('forecast step preparation (pure)', () => {
   test('fitHistory: corrected values, past adjustments, closed weeks left out, open weeks divided by their factor', () => {
     const h = fitHistory(
       { start: '2026-01-05', y: [4, NaN, 2, 6, 3], factor: [1, 0, 0.5, 1, 1] },
-      { start: '2026-01-12', values: [null, 3, 9, null] },
+      { start_week: '2026-01-12', corrected_y: [NaN, 3, 9, NaN] },
       [{ ds: '2026-02-02', corrected_y: 5 }, { ds: '2026-01-12', corrected_y: 8 }, { ds: '2026-03-02', corrected_y: 1 }],
     );
     // week 2 corrected to 3 then halved; week 3 corrected to 9; the adjustment on the closed week is ignored
@@ -23,6 +23,13 @@ describe('forecast step preparation (pure)', () => {
     expect(h.adjustedWeeks).toEqual(['2026-02-02']);
     expect(h.corrected).toBe(true);
     expect([h.factorOf('2026-01-12'), h.factorOf('2026-01-19'), h.factorOf('2026-02-09')]).toEqual([0, 0.5, undefined]);
+    // a corrected row counts as used only where it has a value for an open week of the history
+    const s = { start: '2026-01-05', y: [4, NaN, 2], factor: [1, 0, 1] };
+    expect(fitHistory(s, { start_week: '2026-01-12', corrected_y: [5] }, []).corrected).toBe(false);
+    expect(fitHistory(s, { start_week: '2026-01-26', corrected_y: [5, 6] }, []).corrected).toBe(false);
+    expect(fitHistory(s, { start_week: '2025-12-29', corrected_y: [5, NaN, 7] }, []).corrected).toBe(false);
+    const shifted = fitHistory(s, { start_week: '2025-12-29', corrected_y: [5, 6, 7, 8] }, []);
+    expect([shifted.corrected, Array.from(shifted.y)]).toEqual([true, [6, 8]]);
   });
 
   test('placeOnCalendar and adjustments: closed weeks 0, open weeks step × factor, clipped at 0; an adjustment moves the band', () => {
@@ -51,7 +58,7 @@ describe('forecast step preparation (pure)', () => {
   });
 
   test('windowOnCalendar: a closed week inside a backtest window forecasts 0 with a missing actual', () => {
-    const h = fitHistory({ start: '2026-01-05', y: [1, 2, NaN, 3, 4], factor: [1, 1, 0, 0.5, 1] }, null, []);
+    const h = fitHistory({ start: '2026-01-05', y: [1, 2, NaN, 3, 4], factor: [1, 1, 0, 0.5, 1] }, undefined, []);
     const w = windowOnCalendar({ origin: 0, train_end: 2, mean: [5, 6], lower: [4, 5], upper: [7, 8], actual: [6, 4] }, h);
     expect(w).toEqual({ origin: 0, train_end: 2, origin_week: '2026-01-12', mean: [0, 2.5, 6], lower: [0, 2, 5], upper: [0, 3.5, 8], actual: [NaN, 3, 4] });
   });
@@ -238,7 +245,7 @@ describe('forecast, backtest, backtest-forecast and best-method steps (real work
     // the NPI series is too short for any origin
     expect(byItem(metrics, 'NPI')).toEqual([]);
     const windows = await q(sql.unsafe`
-      SELECT b.origin_week, b.yhat, array_to_json(b.actual) AS actual FROM backtest_forecasts b JOIN items i ON i.id = b.item_id
+      SELECT b.origin_week, b.yhat, b.actual FROM backtest_forecasts b JOIN items i ON i.id = b.item_id
       WHERE b.pipeline_id = ${pipelineId} AND b.kind = 'window' AND i.xuid = 'SMOOTH' AND b.method = 'ses' ORDER BY b.origin_week`);
     // train_end = 131, 135, 139, 143: the origin week is the last training week
     expect(windows.map((w) => w.origin_week)).toEqual([130, 134, 138, 142].map((i) => addWeeks(FIRST, i)));
@@ -249,7 +256,7 @@ describe('forecast, backtest, backtest-forecast and best-method steps (real work
     }
     // the closed history week of CLOSED: inside a window it forecasts 0 and has no actual
     const closedWin = await q(sql.unsafe`
-      SELECT b.origin_week, b.yhat, array_to_json(b.actual) AS actual FROM backtest_forecasts b JOIN items i ON i.id = b.item_id
+      SELECT b.origin_week, b.yhat, b.actual FROM backtest_forecasts b JOIN items i ON i.id = b.item_id
       WHERE b.pipeline_id = ${pipelineId} AND b.kind = 'window' AND i.xuid = 'CLOSED' AND b.method = 'naive' ORDER BY b.origin_week`);
     const first = closedWin[0];
     const k = (Date.parse('2026-06-01') - Date.parse(addWeeks(first.origin_week, 1))) / (7 * 86_400_000);
@@ -267,7 +274,7 @@ describe('forecast, backtest, backtest-forecast and best-method steps (real work
   test('backtest-forecast: the full-horizon forecast of every method from the same origins, with what is known', async () => {
     await runStep('backtest-forecast');
     const rows = await q(sql.unsafe`
-      SELECT b.method, b.origin_week, b.yhat, array_to_json(b.actual) AS actual FROM backtest_forecasts b JOIN items i ON i.id = b.item_id
+      SELECT b.method, b.origin_week, b.yhat, b.actual FROM backtest_forecasts b JOIN items i ON i.id = b.item_id
       WHERE b.pipeline_id = ${pipelineId} AND b.kind = 'origin' AND i.xuid = 'SMOOTH' ORDER BY b.method, b.origin_week`);
     const ses = rows.filter((r) => r.method === 'ses');
     expect(ses.map((r) => r.origin_week)).toEqual(['2026-05-25', '2026-06-22', '2026-07-20', '2026-08-17']);

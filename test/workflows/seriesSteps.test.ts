@@ -2,8 +2,9 @@ import poissonQuantile from '@stdlib/stats-base-dists-poisson-quantile';
 import { characteristicsRow } from '../../activities/characterization/step';
 import { chooseFit, distributionRow, distributionSettings, leadTimeBlock, leadTimeSample } from '../../activities/distribution/step';
 import { outlierRow, outlierSettings } from '../../activities/outlier/step';
+import { historyFor } from '../../activities/forecast/steps/prepare';
 import { sql, withTenant } from '../../db/pool';
-import { correctedHistoryInRange, floatArrayLiteral, historyFor, textArrayLiteral } from '../../db/seriesResults';
+import { correctedHistoryInRange, floatArrayLiteral, textArrayLiteral } from '../../db/seriesResults';
 import { isFinished, waitForJob } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
@@ -66,7 +67,7 @@ describe('handlers (pure)', () => {
     // a spike right after a closed week: index 5 in the calendar, 4 among the open weeks
     const y = Float64Array.from([10, 11, 9, 10, NaN, 90, 10, 11, 9, 10, 11, 9]);
     const row = outlierRow({ ...key, start: '2026-01-05', y }, defaults);
-    // the same week closed by its factor with y read back as 0 gives the same row
+    // the same week closed by its factor (0) while y says 0 gives the same row: the calendar decides
     const zeroed = Float64Array.from(y, (v) => (Number.isNaN(v) ? 0 : v));
     expect(outlierRow({ ...key, start: '2026-01-05', y: zeroed, factor: Float64Array.from(y, (v) => (Number.isNaN(v) ? 0 : 1)) }, defaults)).toEqual(row);
     expect(row.start_week).toBe('2026-01-05');
@@ -89,7 +90,7 @@ describe('handlers (pure)', () => {
     const h = historyFor(series, { start_week: '2026-01-12', corrected_y: Float64Array.from([20, 30, 40]) });
     expect(Array.from(h)).toEqual([1, 20, NaN, 40, 5]);
     expect(Array.from(historyFor(series, undefined))).toEqual([1, 2, NaN, 4, 5]);
-    // a closed week (factor 0) read back as y 0 is still closed
+    // a week with factor 0 is closed whatever its y says
     expect(Array.from(historyFor({ ...series, y: Float64Array.from([1, 0, 3]), factor: Float64Array.from([1, 0, 0.5]) }, undefined))).toEqual([1, NaN, 3]);
   });
 
@@ -204,10 +205,9 @@ describe('outlier, characterization and distribution steps (real worker)', () =>
   };
   const rows = (table: 'series_outliers' | 'series_characteristics' | 'series_distributions', pipeline: number) =>
     withTenant(t.db, a.accountId, async (tx) => {
-      // as JSON: a NULL inside a float8[] must reach the test as null (the pool's float8 parser would make it 0)
-      const list = (await tx.any(sql.unsafe`SELECT to_jsonb(r) AS row, i.xuid AS item FROM ${sql.identifier([table])} r JOIN items i ON i.id = r.item_id
+      const list = (await tx.any(sql.unsafe`SELECT r.*, i.xuid AS item FROM ${sql.identifier([table])} r JOIN items i ON i.id = r.item_id
         WHERE r.pipeline_id = ${pipeline} ORDER BY i.xuid`)) as any[];
-      return Object.fromEntries(list.map((r) => [r.item, r.row]));
+      return Object.fromEntries(list.map((r) => [r.item, r]));
     });
 
   test('outlier: the spike is flagged and replaced by its window median, closed weeks stay NULL, a "none" set copies y', async () => {

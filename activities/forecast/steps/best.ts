@@ -8,7 +8,7 @@ import type { AccuracyMetrics, MetricName } from '../engine/metrics';
 import { COMBINATION } from '../engine/registry';
 import type { MethodBacktest } from '../engine/backtest';
 import { buildCombination, rankEntry, rankMethods, type RankEntry } from '../engine/tournament';
-import { addWeeks, applyFutureAdjustments, type Adjustment, type CalendarBand, type CalendarWindow } from './prepare';
+import { addWeeks, applyFutureAdjustments, finiteOrNull, type Adjustment, type CalendarBand, type CalendarWindow } from './prepare';
 
 export interface StoredMethod {
   method: string;
@@ -56,7 +56,6 @@ export interface BestChoice {
 }
 
 const BENCHMARKS = ['naive', 'seasonal_naive'];
-const finiteOrNull = (v: number) => (Number.isFinite(v) ? v : null);
 const fmt = (v: number) => (Number.isFinite(v) ? Number(v.toPrecision(4)).toString() : 'n/a');
 
 export function chooseBest(o: BestInput): BestChoice {

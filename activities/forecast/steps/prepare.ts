@@ -1,7 +1,8 @@
 /**
- * What the forecast, backtest and backtest-forecast steps do around the engines: the history a method is fitted on,
- * the calendar weeks its steps land on, demand adjustments and the method list. Pure: arrays in, arrays out; no
- * database, no Temporal (docs/FORECASTING.md, "Forecast step" and "Backtest steps").
+ * What the per-series steps do around the engines: the history every step models (historyFor) and, for the forecast,
+ * backtest and backtest-forecast steps, the history a method is fitted on, the calendar weeks its steps land on,
+ * demand adjustments and the method list. Pure: arrays in, arrays out; no database, no Temporal (docs/FORECASTING.md,
+ * "Forecast step" and "Backtest steps").
  *
  * Two index spaces. The engines see only open weeks, one after the other, divided by their capacity factor (a
  * half-capacity week with 2 sold counts as 4 at full capacity), so they never see a NaN nor a calendar effect.
@@ -16,6 +17,9 @@ import type { OriginForecast } from '../engine/backtest';
 export const addWeeks = (week: string, k: number): string => dateOfDay(dayNumber(week) + 7 * k);
 export const weeksBetween = (from: string, to: string): number => Math.round((dayNumber(to) - dayNumber(from)) / 7);
 
+/** A number that is not finite (NaN: not scored, a closed week) is stored and reported as null. */
+export const finiteOrNull = (v: number | null | undefined): number | null => (v !== null && v !== undefined && Number.isFinite(v) ? v : null);
+
 export interface WeeklyInput {
   /** Monday of y[0] */
   start: string;
@@ -25,10 +29,36 @@ export interface WeeklyInput {
   factor: ArrayLike<number>;
 }
 
+/** The outlier step's corrected history of a series (db/seriesResults.ts correctedHistoryInRange). */
 export interface CorrectedInput {
-  start: string;
-  /** outlier-corrected demand per week; null = closed */
-  values: ReadonlyArray<number | null>;
+  /** Monday of corrected_y[0] */
+  start_week: string;
+  /** outlier-corrected demand per week; NaN = closed */
+  corrected_y: ArrayLike<number>;
+}
+
+/**
+ * The history every per-series step models, in calendar weeks (aligned with `series.start`, as long as `series.y`):
+ * the corrected value where the outlier step's row has a finite one for that week, the weekly y elsewhere (weeks a
+ * later etl run added), and NaN wherever the current weekly series has a closed week, whatever the corrected row's own
+ * start and length.
+ *
+ * A week is closed when its capacity factor is 0: that is the calendar's definition (etl stores y NULL for exactly
+ * those weeks), so a caller that carries a closed week as y = 0 still gets it closed rather than modelled as a week
+ * without demand, which would bias every statistic downwards.
+ */
+export function historyFor(series: Pick<WeeklyInput, 'start' | 'y'> & { factor?: ArrayLike<number> }, corrected: CorrectedInput | undefined): Float64Array {
+  const out = Float64Array.from(series.y);
+  if (series.factor) for (let i = 0; i < out.length; i++) if (series.factor[i] === 0) out[i] = Number.NaN;
+  if (!corrected) return out;
+  const shift = weeksBetween(series.start, corrected.start_week);
+  for (let i = 0; i < out.length; i++) {
+    const j = i - shift;
+    if (!Number.isFinite(out[i]) || j < 0 || j >= corrected.corrected_y.length) continue;
+    const c = corrected.corrected_y[j];
+    if (Number.isFinite(c)) out[i] = c;
+  }
+  return out;
 }
 
 export interface Adjustment {
@@ -55,27 +85,19 @@ export interface FitHistory {
 }
 
 /**
- * The history a method is fitted on: corrected_y of the outlier step where present (else y), past demand adjustments
- * (ds <= last history week) replacing their weeks, closed weeks left out and open weeks divided by their factor. An
- * adjustment dated on a closed week is ignored: the week had no capacity, so it stays out of the fit.
+ * The history a method is fitted on: historyFor (corrected_y of the outlier step where present, else y), past demand
+ * adjustments (ds <= last history week) replacing their weeks, closed weeks left out and open weeks divided by their
+ * factor. An adjustment dated on a closed week is ignored: the week had no capacity, so it stays out of the fit.
  */
-export function fitHistory(s: WeeklyInput, corrected: CorrectedInput | null, adjustments: readonly Adjustment[]): FitHistory {
+export function fitHistory(s: WeeklyInput, corrected: CorrectedInput | undefined, adjustments: readonly Adjustment[]): FitHistory {
   const n = s.y.length;
   const start = dayNumber(s.start);
   const lastWeek = dateOfDay(start + 7 * (n - 1));
-  const base = Float64Array.from(s.y);
   const closed = (i: number) => Number.isNaN(s.y[i]) || !(s.factor[i] > 0);
-  let usedCorrected = false;
-  if (corrected) {
-    const off = (dayNumber(corrected.start) - start) / 7;
-    for (let j = 0; j < corrected.values.length; j++) {
-      const i = off + j;
-      const v = corrected.values[j];
-      if (i < 0 || i >= n || v === null || !Number.isFinite(v) || closed(i)) continue;
-      base[i] = v;
-      usedCorrected = true;
-    }
-  }
+  const base = historyFor(s, corrected);
+  const correctedY = corrected?.corrected_y;
+  const shift = corrected ? weeksBetween(s.start, corrected.start_week) : 0;
+  const usedCorrected = correctedY !== undefined && base.some((v, i) => Number.isFinite(v) && Number.isFinite(correctedY[i - shift]));
   const adjustedWeeks: string[] = [];
   for (const a of adjustments) {
     const i = (dayNumber(a.ds) - start) / 7;
