@@ -1,8 +1,9 @@
 /**
- * Reads of the forecasting results (migration 007) for the forecast, metrics, origins, sparkline, analytics and
- * summary routes. Every read is scoped by pipeline_id; lists take a SeriesFilter (permission scope and segment sets
+ * Reads of the forecasting results (migration 007) for the origins, sparkline, analytics and summary routes (one
+ * series' forecasts and best method are db/seriesDetail.ts's, its metrics db/forecastResults.ts's). Every read is scoped by pipeline_id; lists take a SeriesFilter (permission scope and segment sets
  * on series alias `s`) so a user never sees results of series outside their segments.
  */
+import type { SeriesAccuracy } from '../lib/analytics';
 import { sql, type Tx } from './pool';
 import type { Fragment } from './segments';
 import { filterSql, type SeriesFilter } from './series';
@@ -19,33 +20,9 @@ export interface ResultScope {
   scenarioId: number | null;
 }
 
-/** A weekly vector as stored: element i is the week start_week + 7·i days. */
-const weekAt = (start: string, i: number): string => {
-  const d = new Date(`${start}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 7 * i);
-  return d.toISOString().slice(0, 10);
-};
+/** A weekly float8[] as stored: element i is the week start_week + 7·i days; NULL (a closed week) reads as null. */
+export type Vector = Array<number | null>;
 
-/**
- * Vectors are selected as to_json(array): the pool's float8/numeric parser (Number) turns NULL array elements into 0,
- * which would make a closed week look like a week without demand. In JSON a NULL stays null and NaN arrives as the
- * string "NaN"; both become null here (JSON has no NaN).
- */
-export type Vector = Array<number | string | null>;
-const finiteOrNull = (v: number | string | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-
-export interface ForecastPoint {
-  ds: string;
-  yhat: number | null;
-  yhat_lower: number | null;
-  yhat_upper: number | null;
-}
-
-export function vectorPoints(start: string, yhat: Vector, lower: Vector, upper: Vector): ForecastPoint[] {
-  return yhat.map((v, i) => ({ ds: weekAt(start, i), yhat: finiteOrNull(v), yhat_lower: finiteOrNull(lower[i]), yhat_upper: finiteOrNull(upper[i]) }));
-}
-
-/** The pipeline a scenario's results live in: the most recently updated pipeline using it, or null. */
 /**
  * The pipeline whose results a read shows when the caller names none: the most recently run active pipeline of the
  * baseline forecast scenario, else the most recently run active pipeline, else 0 (runs outside any pipeline).
@@ -58,6 +35,7 @@ export async function defaultResultsPipeline(tx: Tx): Promise<number> {
   return id ?? 0;
 }
 
+/** The pipeline a scenario's results live in: the most recently updated pipeline using it, or null. */
 export async function latestPipelineOfScenario(tx: Tx, scenarioId: number): Promise<number | null> {
   return (await tx.maybeOneFirst(sql.unsafe`
     SELECT id FROM scenario_pipelines WHERE forecast_scenario_id = ${scenarioId} ORDER BY updated_at DESC, id DESC LIMIT 1`)) as number | null;
@@ -77,63 +55,6 @@ export function scopedSeries(f: SeriesFilter, scope: ResultScope): Fragment {
 }
 
 // ------------------------------------------------------------------------------------------------ one series
-
-export interface ForecastRow {
-  method: string;
-  scenario_id: number | null;
-  start_week: string;
-  yhat: Vector;
-  yhat_lower: Vector;
-  yhat_upper: Vector;
-  level: number;
-  updated_at: string;
-}
-
-export async function seriesForecasts(tx: Tx, k: SeriesKey, scope: ResultScope): Promise<ForecastRow[]> {
-  return [...((await tx.any(sql.unsafe`
-    SELECT fr.method, fr.scenario_id, fr.start_week, to_json(fr.yhat) AS yhat, to_json(fr.yhat_lower) AS yhat_lower, to_json(fr.yhat_upper) AS yhat_upper,
-      fr.level, fr.updated_at
-    FROM forecast_results fr
-    WHERE fr.pipeline_id = ${scope.pipelineId} AND fr.item_id = ${k.itemId} AND fr.site_id = ${k.siteId} AND ${scenarioRows(scope)}
-    ORDER BY fr.method`)) as ForecastRow[])];
-}
-
-export interface BestMethodRow {
-  best_method: string;
-  runner_up_method: string | null;
-  best_score: number | null;
-  metric: string;
-  locked: boolean;
-}
-
-export async function seriesBestMethod(tx: Tx, k: SeriesKey, pipelineId: number): Promise<BestMethodRow | null> {
-  return (await tx.maybeOne(sql.unsafe`
-    SELECT best_method, runner_up_method, best_score, metric, locked FROM series_best_method
-    WHERE pipeline_id = ${pipelineId} AND item_id = ${k.itemId} AND site_id = ${k.siteId}`)) as BestMethodRow | null;
-}
-
-export interface MetricsRow {
-  method: string;
-  mae: number | null;
-  rmse: number | null;
-  mase: number | null;
-  bias: number | null;
-  coverage_90: number | null;
-  smape: number | null;
-  origins_evaluated: number;
-  points: number;
-  updated_at: string;
-}
-
-export async function seriesMetrics(tx: Tx, k: SeriesKey, pipelineId: number): Promise<MetricsRow[]> {
-  const rows = (await tx.any(sql.unsafe`
-    SELECT method, mae, rmse, mase, bias, coverage_90, smape, origins_evaluated, points, updated_at FROM backtest_metrics
-    WHERE pipeline_id = ${pipelineId} AND item_id = ${k.itemId} AND site_id = ${k.siteId} ORDER BY method`)) as MetricsRow[];
-  return rows.map((r) => ({
-    ...r, mae: finiteOrNull(r.mae), rmse: finiteOrNull(r.rmse), mase: finiteOrNull(r.mase), bias: finiteOrNull(r.bias),
-    coverage_90: finiteOrNull(r.coverage_90), smape: finiteOrNull(r.smape),
-  }));
-}
 
 export type OriginKind = 'origin' | 'window';
 
@@ -168,7 +89,7 @@ export interface OriginForecastRow {
 export async function originForecasts(tx: Tx, k: SeriesKey, pipelineId: number, originWeek: string, kind?: OriginKind): Promise<OriginForecastRow[]> {
   const kindCond = kind ? sql.fragment`kind = ${kind}` : sql.fragment`TRUE`;
   return [...((await tx.any(sql.unsafe`
-    SELECT DISTINCT ON (method) method, kind, to_json(yhat) AS yhat, to_json(yhat_lower) AS yhat_lower, to_json(yhat_upper) AS yhat_upper, to_json(actual) AS actual
+    SELECT DISTINCT ON (method) method, kind, yhat, yhat_lower, yhat_upper, actual
     FROM backtest_forecasts
     WHERE pipeline_id = ${pipelineId} AND item_id = ${k.itemId} AND site_id = ${k.siteId} AND origin_week = ${originWeek}::date AND ${kindCond}
     ORDER BY method, (kind = 'origin') DESC`)) as OriginForecastRow[])];
@@ -247,30 +168,11 @@ export function keysCondition(keys: SeriesKey[]): Fragment {
  * metrics, the sums over the best method's scored backtest windows (errors e = forecast − actual), and the sums over
  * the best method's current forecast.
  */
-export interface SeriesAccuracyRow {
+export interface SeriesAccuracyRow extends Omit<SeriesAccuracy, 'unique_id'> {
   item_id: number;
   site_id: number;
-  demand_class: string | null;
-  best_method: string | null;
-  best_score: number | null;
-  has_forecast: boolean;
   mae: number | null;
-  mase: number | null;
-  smape: number | null;
-  bias: number | null;
-  coverage_90: number | null;
   origins_evaluated: number | null;
-  /** scored (origin, week) points of the best method's windows with an actual */
-  window_points: number;
-  abs_error: number;
-  abs_actual: number;
-  error: number;
-  /** sum of |e| / |actual| over the points with a non-zero actual, and their count */
-  ape_sum: number;
-  ape_points: number;
-  /** the best method's current forecast: sum of yhat and of (yhat_upper − yhat_lower) over its horizon */
-  forecast_volume: number | null;
-  interval_width: number | null;
 }
 
 /**

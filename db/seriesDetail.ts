@@ -2,23 +2,14 @@ import type { SeriesKey } from './etl';
 import { sql, type Tx } from './pool';
 
 /**
- * Reads and writes of the per-series forecasting routes (/api/series/{unique_id}/*, /api/adjustments/*) on the result
- * tables of migration 007. Results are read for one pipeline (0 = runs outside any pipeline); locks and demand
- * corrections are tenant-wide.
+ * Reads and writes of the per-series forecasting routes (/api/series/{unique_id}/*, /api/forecasts/{unique_id},
+ * /api/adjustments/*) on the result tables of migration 007. Results are read for one pipeline (0 = runs outside any
+ * pipeline); locks and demand corrections are tenant-wide. The outlier, characterization and distribution rows and the
+ * backtest metrics are read where the steps read them (db/seriesResults.ts, db/forecastResults.ts).
  */
 
+/** A weekly float8[]: element i is the week start_week + 7·i days; NULL (a closed week, an unknown actual) reads as null. */
 type Vec = Array<number | null>;
-
-/**
- * Weekly vectors are read through to_json, so a NULL member (a closed week, a missing actual) stays null whatever the
- * float8 type parser does with array elements (before db/pool.ts handled null it became 0), and NaN and ±Infinity,
- * which arrive as strings, become null too: JSON has neither.
- */
-const vec = (xs: unknown[] | null): Vec => (xs ?? []).map((v) => (typeof v === 'number' && Number.isFinite(v) ? v : null));
-const vecs = <T extends object>(row: T, cols: Array<keyof T>): T => {
-  for (const c of cols) if (row[c] !== null) (row as any)[c] = vec(row[c] as unknown[]);
-  return row;
-};
 
 const key = (k: SeriesKey) => sql.fragment`item_id = ${k.item_id} AND site_id = ${k.site_id}`;
 
@@ -27,71 +18,6 @@ export async function weeklyHistory(tx: Tx, k: SeriesKey): Promise<Array<{ ds: s
   return [...((await tx.any(sql.unsafe`
     SELECT week AS ds, CASE WHEN closed THEN NULL ELSE y::float8 END AS y
     FROM series_weekly WHERE ${key(k)} ORDER BY week`)) as Array<{ ds: string; y: number | null }>)];
-}
-
-export interface OutlierRow {
-  start_week: string;
-  corrected_y: Vec;
-  method: string;
-  params: Record<string, unknown>;
-  outliers: Array<Record<string, unknown>>;
-  n_outliers: number;
-  job_id: string | null;
-  updated_at: string;
-}
-
-export async function getOutliers(tx: Tx, k: SeriesKey, pipelineId: number): Promise<OutlierRow | null> {
-  const row = (await tx.maybeOne(sql.unsafe`
-    SELECT start_week, to_json(corrected_y) AS corrected_y, method, params, outliers, n_outliers, job_id, updated_at
-    FROM series_outliers WHERE pipeline_id = ${pipelineId} AND ${key(k)}`)) as OutlierRow | null;
-  return row && vecs({ ...row }, ['corrected_y']);
-}
-
-export interface CharacteristicsRow {
-  n_observations: number;
-  mean: number | null;
-  adi: number | null;
-  cv2: number | null;
-  zero_ratio: number | null;
-  cov: number | null;
-  demand_class: 'smooth' | 'erratic' | 'intermittent' | 'lumpy';
-  is_intermittent: boolean;
-  has_seasonality: boolean;
-  seasonal_period: number;
-  has_trend: boolean;
-  complexity_level: string;
-  recommended_methods: string[];
-  details: Record<string, unknown>;
-}
-
-export async function getCharacteristics(tx: Tx, k: SeriesKey, pipelineId: number): Promise<CharacteristicsRow | null> {
-  return (await tx.maybeOne(sql.unsafe`
-    SELECT n_observations, mean, adi, cv2, zero_ratio, cov, demand_class, is_intermittent, has_seasonality, seasonal_period,
-      has_trend, complexity_level, recommended_methods, details
-    FROM series_characteristics WHERE pipeline_id = ${pipelineId} AND ${key(k)}`)) as CharacteristicsRow | null;
-}
-
-export interface DistributionRow {
-  distribution_type: string;
-  mean: number | null;
-  std: number | null;
-  params: Record<string, unknown>;
-  ks_statistic: number | null;
-  ks_pvalue: number | null;
-  service_level_quantiles: Record<string, number>;
-  candidates: Array<Record<string, unknown>>;
-  basis: string;
-  lead_time_weeks: number | null;
-  n: number;
-  job_id: string | null;
-  updated_at: string;
-}
-
-export async function getDistribution(tx: Tx, k: SeriesKey, pipelineId: number): Promise<DistributionRow | null> {
-  return (await tx.maybeOne(sql.unsafe`
-    SELECT distribution_type, mean, std, params, ks_statistic, ks_pvalue, service_level_quantiles, candidates, basis,
-      lead_time_weeks, n, job_id, updated_at
-    FROM series_distributions WHERE pipeline_id = ${pipelineId} AND ${key(k)}`)) as DistributionRow | null;
 }
 
 export interface BestMethodRow {
@@ -135,26 +61,9 @@ export async function deleteLockedMethod(tx: Tx, k: SeriesKey): Promise<LockRow 
   return (await tx.maybeOne(sql.unsafe`DELETE FROM series_locked_methods WHERE ${key(k)} RETURNING method, locked_by, locked_at`)) as LockRow | null;
 }
 
-export interface MetricsRow {
-  method: string;
-  mae: number | null;
-  rmse: number | null;
-  mase: number | null;
-  bias: number | null;
-  coverage_90: number | null;
-  smape: number | null;
-  origins_evaluated: number;
-  points: number;
-}
-
-export async function backtestMetrics(tx: Tx, k: SeriesKey, pipelineId: number): Promise<MetricsRow[]> {
-  return [...((await tx.any(sql.unsafe`
-    SELECT method, mae, rmse, mase, bias, coverage_90, smape, origins_evaluated, points
-    FROM backtest_metrics WHERE pipeline_id = ${pipelineId} AND ${key(k)} ORDER BY method`)) as MetricsRow[])];
-}
-
 export interface ForecastRow {
   method: string;
+  scenario_id: number | null;
   start_week: string;
   yhat: Vec;
   yhat_lower: Vec;
@@ -164,13 +73,18 @@ export interface ForecastRow {
   updated_at: string;
 }
 
-/** The current forecasts of the series, of the given methods (all when null), by method name. */
-export async function forecastResults(tx: Tx, k: SeriesKey, pipelineId: number, methods: readonly string[] | null = null): Promise<ForecastRow[]> {
+/**
+ * The current forecasts of the series, of the given methods (all when null), by method name; with `scenarioId`, only
+ * those stored under that forecast scenario.
+ */
+export async function forecastResults(
+  tx: Tx, k: SeriesKey, pipelineId: number, methods: readonly string[] | null = null, scenarioId: number | null = null,
+): Promise<ForecastRow[]> {
   const which = methods === null ? sql.fragment`TRUE` : sql.fragment`method = ANY(${sql.array([...methods], 'text')})`;
-  const rows = (await tx.any(sql.unsafe`
-    SELECT method, start_week, to_json(yhat) AS yhat, to_json(yhat_lower) AS yhat_lower, to_json(yhat_upper) AS yhat_upper, level, params, updated_at
-    FROM forecast_results WHERE pipeline_id = ${pipelineId} AND ${key(k)} AND ${which} ORDER BY method`)) as ForecastRow[];
-  return rows.map((r) => vecs({ ...r }, ['yhat', 'yhat_lower', 'yhat_upper']));
+  const scenario = scenarioId === null ? sql.fragment`TRUE` : sql.fragment`scenario_id = ${scenarioId}`;
+  return [...((await tx.any(sql.unsafe`
+    SELECT method, scenario_id, start_week, yhat, yhat_lower, yhat_upper, level, params, updated_at
+    FROM forecast_results WHERE pipeline_id = ${pipelineId} AND ${key(k)} AND ${which} AND ${scenario} ORDER BY method`)) as ForecastRow[])];
 }
 
 export interface BacktestForecastRow {
@@ -184,11 +98,10 @@ export interface BacktestForecastRow {
 
 export async function backtestForecasts(tx: Tx, k: SeriesKey, pipelineId: number, kind: 'window' | 'origin', method?: string): Promise<BacktestForecastRow[]> {
   const which = method === undefined ? sql.fragment`TRUE` : sql.fragment`method = ${method}`;
-  const rows = (await tx.any(sql.unsafe`
-    SELECT method, origin_week, to_json(yhat) AS yhat, to_json(yhat_lower) AS yhat_lower, to_json(yhat_upper) AS yhat_upper, to_json(actual) AS actual
+  return [...((await tx.any(sql.unsafe`
+    SELECT method, origin_week, yhat, yhat_lower, yhat_upper, actual
     FROM backtest_forecasts WHERE pipeline_id = ${pipelineId} AND ${key(k)} AND kind = ${kind} AND ${which}
-    ORDER BY origin_week, method`)) as BacktestForecastRow[];
-  return rows.map((r) => vecs({ ...r }, ['yhat', 'yhat_lower', 'yhat_upper', 'actual']));
+    ORDER BY origin_week, method`)) as BacktestForecastRow[])];
 }
 
 export interface AdjustmentRow {

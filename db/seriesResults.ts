@@ -10,7 +10,7 @@
  * closed week, a week whose actual is not known yet) is NaN in memory.
  */
 import type { Fit } from '../activities/distribution/engine';
-import { addWeeks, finiteOrNull, type CorrectedInput } from '../activities/forecast/steps/prepare';
+import { finiteOrNull, type CorrectedInput } from '../activities/forecast/steps/prepare';
 import { sql, type Tx } from './pool';
 import type { SeriesKey } from './etl';
 import { keysIn } from './seriesSteps';
@@ -86,28 +86,23 @@ export async function correctedHistoryInRange(tx: Tx, pipelineId: number, keys: 
   return out;
 }
 
-export interface SeriesOutliersView {
+export interface SeriesOutliersRow {
   start_week: string;
+  /** aligned with start_week; null at closed weeks */
+  corrected_y: Array<number | null>;
   method: string;
   params: Record<string, unknown>;
   outliers: OutlierPointRow[];
   n_outliers: number;
-  /** [{ds, corrected_y}], null at closed weeks */
-  corrected: Array<{ ds: string; corrected_y: number | null }>;
   job_id: string | null;
   updated_at: string;
 }
 
-/** One series' outlier row (GET /api/series/{unique_id}/outliers), or null when the step has not run for it. */
-export async function outliersOf(tx: Tx, pipelineId: number, key: SeriesKey): Promise<SeriesOutliersView | null> {
-  const r = (await tx.maybeOne(sql.unsafe`
+/** One series' outlier row as stored (GET /api/series/{unique_id}/data and /outliers), or null when the step has not run for it. */
+export async function outliersOf(tx: Tx, pipelineId: number, key: SeriesKey): Promise<SeriesOutliersRow | null> {
+  return (await tx.maybeOne(sql.unsafe`
     SELECT start_week, corrected_y, method, params, outliers, n_outliers, job_id, updated_at FROM series_outliers
-    WHERE pipeline_id = ${pipelineId} AND item_id = ${key.item_id} AND site_id = ${key.site_id}`)) as
-    | (Omit<SeriesOutliersView, 'corrected'> & { corrected_y: Array<number | null> })
-    | null;
-  if (!r) return null;
-  const { corrected_y, ...rest } = r;
-  return { ...rest, corrected: corrected_y.map((v, i) => ({ ds: addWeeks(r.start_week, i), corrected_y: v })) };
+    WHERE pipeline_id = ${pipelineId} AND item_id = ${key.item_id} AND site_id = ${key.site_id}`)) as SeriesOutliersRow | null;
 }
 
 // ---------------------------------------------------------------- series_characteristics

@@ -46,6 +46,7 @@ import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import poissonCdf from '@stdlib/stats-base-dists-poisson-cdf';
 import poissonQuantile from '@stdlib/stats-base-dists-poisson-quantile';
+import { sortedQuantile } from '../outlier/engine';
 
 export type DistributionType = 'normal' | 'gamma' | 'poisson' | 'negative_binomial' | 'empirical';
 
@@ -197,15 +198,6 @@ function sampleFrom(y: ArrayLike<number>, k: number, overlapping: boolean): Floa
   return Float64Array.from(out);
 }
 
-/** R type 7 quantile of an ascending-sorted sample */
-function sortedQuantile(s: ArrayLike<number>, q: number): number {
-  const n = s.length;
-  const h = (n - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(lo + 1, n - 1);
-  return s[lo] + (h - lo) * (s[hi] - s[lo]);
-}
-
 function quantileMap(quantiles: readonly number[], f: (q: number) => number): Record<string, number> {
   const out: Record<string, number> = {};
   for (const q of quantiles) out[String(q)] = f(q);
@@ -235,6 +227,31 @@ function chiSquare95(nu: number): number {
 
 // ---------------------------------------------------------------- fitting
 
+/** Sample mean and standard deviation (n - 1; 0 below two values). */
+function moments(sample: ArrayLike<number>): { mean: number; variance: number } {
+  const n = sample.length;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += sample[i];
+  const mean = n ? sum / n : 0;
+  let ss = 0;
+  for (let i = 0; i < n; i++) ss += (sample[i] - mean) ** 2;
+  return { mean, variance: n > 1 ? ss / (n - 1) : 0 };
+}
+
+/**
+ * The empirical distribution of the sample: sample mean and std, quantiles interpolated between order statistics
+ * (R type 7; 0 for an empty sample), params {n}, ks_statistic 0 and ks_pvalue 1 (its own ECDF).
+ */
+export function empiricalFit(sample: ArrayLike<number>, quantiles: readonly number[] = DEFAULT_QUANTILES): Fit {
+  const n = sample.length;
+  const sorted = Float64Array.from(sample).sort();
+  const { mean, variance } = moments(sample);
+  return {
+    distribution_type: 'empirical', mean, std: Math.sqrt(variance), params: { n }, ks_statistic: 0, ks_pvalue: 1,
+    service_level_quantiles: quantileMap(quantiles, (q) => (n ? sortedQuantile(sorted, q) : 0)),
+  };
+}
+
 export function fitDistributions(y: ArrayLike<number>, opts: DistributionOptions = {}): DistributionResult {
   const quantiles = opts.quantiles ?? DEFAULT_QUANTILES;
   for (const q of quantiles) if (!(q > 0 && q < 1)) throw new RangeError(`quantile ${q} is not in (0, 1)`);
@@ -244,12 +261,7 @@ export function fitDistributions(y: ArrayLike<number>, opts: DistributionOptions
   const sample = sampleFrom(y, k, opts.overlapping ?? false);
   const n = sample.length;
   const sorted = Float64Array.from(sample).sort();
-  let sum = 0;
-  for (const v of sample) sum += v;
-  const mean = n ? sum / n : 0;
-  let ss = 0;
-  for (const v of sample) ss += (v - mean) ** 2;
-  const variance = n > 1 ? ss / (n - 1) : 0;
+  const { mean, variance } = moments(sample);
   const std = Math.sqrt(variance);
 
   if (n === 0 || sorted[0] === sorted[n - 1]) {
@@ -309,10 +321,7 @@ export function fitDistributions(y: ArrayLike<number>, opts: DistributionOptions
   if (candidates.length && candidates.some((c) => c.ks_pvalue >= FALLBACK_PVALUE)) {
     return { best: candidates[0], candidates, n, selection: 'ks' };
   }
-  const empirical: Fit = {
-    distribution_type: 'empirical', mean, std, params: { n }, ks_statistic: 0, ks_pvalue: 1,
-    service_level_quantiles: quantileMap(quantiles, (q) => sortedQuantile(sorted, q)),
-  };
+  const empirical = empiricalFit(sample, quantiles);
   candidates.push(empirical);
   return { best: empirical, candidates, n, selection: 'empirical_fallback' };
 }

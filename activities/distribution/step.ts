@@ -8,11 +8,10 @@ import type { WeeklySeries } from '../../db/seriesSteps';
 import { defaultValues } from '../../lib/parameterDefaults';
 import { historyFor } from '../forecast/steps/prepare';
 import { checkpoint } from '../jobs/activity';
-import { sortedQuantile } from '../outlier/engine';
 import { CHECKPOINT_EVERY, dropStale } from '../outlier/step';
 import type { ResolvedParameters } from '../parameters/activity';
 import type { SeriesStepHandler } from '../steps/types';
-import { fitDistributions, type DistributionType, type Fit } from './engine';
+import { empiricalFit, fitDistributions, type DistributionType, type Fit } from './engine';
 
 export interface DistributionSettings {
   candidates: DistributionType[];
@@ -64,20 +63,6 @@ export function leadTimeSample(history: ArrayLike<number>, k: number, overlappin
     }
   }
   return Float64Array.from(out);
-}
-
-function empiricalFit(sample: Float64Array, quantiles: readonly number[]): Fit {
-  const n = sample.length;
-  const sorted = Float64Array.from(sample).sort();
-  let sum = 0;
-  for (const v of sample) sum += v;
-  const mean = n ? sum / n : 0;
-  let ss = 0;
-  for (const v of sample) ss += (v - mean) ** 2;
-  return {
-    distribution_type: 'empirical', mean, std: n > 1 ? Math.sqrt(ss / (n - 1)) : 0, params: { n }, ks_statistic: 0, ks_pvalue: 1,
-    service_level_quantiles: Object.fromEntries(quantiles.map((q) => [String(q), n ? sortedQuantile(sorted, q) : 0])),
-  };
 }
 
 /** KS p-value below which a parametric fit is not trusted (the engine's own fallback rule) */

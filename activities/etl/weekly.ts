@@ -12,6 +12,12 @@ export const mondayDay = (day: number): number => day - ((day + 3) % 7);
 
 export const mondayOf = (ds: string): string => dateOfDay(mondayDay(dayNumber(ds)));
 
+/** The date `k` weeks after `week` (before it for k < 0). */
+export const addWeeks = (week: string, k: number): string => dateOfDay(dayNumber(week) + 7 * k);
+
+/** Whole weeks from `from` to `to` (both Mondays; rounded, so a day off either way still counts as its week). */
+export const weeksBetween = (from: string, to: string): number => Math.round((dayNumber(to) - dayNumber(from)) / 7);
+
 export interface WeeklySeries {
   /** Monday of the first week */
   start: string;

@@ -22,8 +22,9 @@ import { backtest, planOrigins, scoreOriginForecasts } from './engine/backtest';
 import { maseScale, type MetricName } from './engine/metrics';
 import { canRun, COMBINATION, profileOf, runMethod } from './engine/registry';
 import { chooseBest, type StoredMethod } from './steps/best';
+import { addWeeks } from '../etl/weekly';
 import {
-  addWeeks, applyFutureAdjustments, chooseMethods, fitHistory, originSpan, placeOnCalendar, recommendOnTheFly, spanOfWeeks, windowOnCalendar,
+  applyFutureAdjustments, chooseMethods, fitHistory, originSpan, placeOnCalendar, recommendOnTheFly, spanOfWeeks, windowOnCalendar,
   type Adjustment, type Band, type FitHistory,
 } from './steps/prepare';
 

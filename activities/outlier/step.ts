@@ -5,7 +5,8 @@
 import { dropOutOfScope, writeOutliers, type OutlierPointRow, type OutlierWrite, type ResultStep } from '../../db/seriesResults';
 import type { WeeklySeries } from '../../db/seriesSteps';
 import { defaultValues } from '../../lib/parameterDefaults';
-import { addWeeks, historyFor } from '../forecast/steps/prepare';
+import { addWeeks } from '../etl/weekly';
+import { historyFor } from '../forecast/steps/prepare';
 import { checkpoint } from '../jobs/activity';
 import type { ResolvedParameters } from '../parameters/activity';
 import type { SeriesStepHandler } from '../steps/types';

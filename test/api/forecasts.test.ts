@@ -1,5 +1,6 @@
 import { sql, withTenant } from '../../db/pool';
-import { addWeeks, writeForecastFixture, type ForecastFixture } from '../support/forecastFixtures';
+import { addWeeks } from '../../activities/etl/weekly';
+import { writeForecastFixture, type ForecastFixture } from '../support/forecastFixtures';
 import { seedForecastReads, insertBest, insertForecast, type Seeded } from '../support/forecastReadsSeed';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
 

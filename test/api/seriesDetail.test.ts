@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addWeeks, correctedHistory, forecastConvergence, forecastEvolution, mondayOf } from '../../api/routes/seriesDetail/compute';
+import { addWeeks, mondayOf } from '../../activities/etl/weekly';
+import { correctedHistory, forecastConvergence, forecastEvolution } from '../../api/routes/seriesDetail/compute';
 import { setTenantParameter } from '../../db/parameters';
 import { sql, withTenant } from '../../db/pool';
 import { FORECAST_METHOD_NAMES } from '../../lib/parameterDefaults';

@@ -26,7 +26,12 @@ import { fitDistributions, type Fit } from '../../activities/distribution/engine
 import { accuracy } from '../../activities/forecast/engine/metrics';
 import { runMethod } from '../../activities/forecast/engine/registry';
 import { detectOutliers, type OutlierMethod } from '../../activities/outlier/engine';
+import { addWeeks } from '../../activities/etl/weekly';
+import type { SeriesKey } from '../../db/etl';
+import type { MetricsRow } from '../../db/forecastResults';
 import { sql, withTenant, type Db, type Tx } from '../../db/pool';
+import type { CharacteristicsWrite, OutlierWrite } from '../../db/seriesResults';
+
 
 export interface ForecastFixtureOptions {
   /** item code (created when missing); default a fresh `FX-<n>` */
@@ -74,16 +79,8 @@ export interface FixtureWindow extends FixtureForecast {
   actual: Array<number | null>;
 }
 
-export interface FixtureMetrics {
-  mae: number;
-  rmse: number;
-  mase: number;
-  bias: number;
-  coverage_90: number;
-  smape: number;
-  origins_evaluated: number;
-  points: number;
-}
+/** One method's backtest metrics of the series, as the backtest step writes them. */
+export type FixtureMetrics = Omit<MetricsRow, keyof SeriesKey | 'method'>;
 
 export interface ForecastFixture {
   unique_id: string;
@@ -115,9 +112,6 @@ export const DEFAULT_HISTORY: Array<number | null> = Array.from({ length: 52 }, 
   i === 40 ? null : i === 30 ? 90 : Math.round(20 + 4 * Math.sin((2 * Math.PI * i) / 13) + (((i * 7) % 5) - 2)),
 );
 
-const DAY_MS = 86_400_000;
-export const addWeeks = (ds: string, n: number) => new Date(Date.parse(`${ds}T00:00:00Z`) + 7 * n * DAY_MS).toISOString().slice(0, 10);
-
 let counter = 0;
 
 async function ensureSeries(tx: Tx, item: string, site: string): Promise<{ item_id: number; site_id: number }> {
@@ -132,6 +126,63 @@ async function ensureSeries(tx: Tx, item: string, site: string): Promise<{ item_
 const finiteOnly = (xs: ReadonlyArray<number | null>) => xs.filter((v): v is number => v !== null && Number.isFinite(v));
 /** float8[] that may hold NULL members (closed weeks, unknown actuals), bound as one array literal. */
 const arr = (xs: ReadonlyArray<number | null>) => sql.fragment`${`{${xs.map((v) => (v === null || !Number.isFinite(v) ? 'NULL' : String(v))).join(',')}}`}::float8[]`;
+
+// ------------------------------------------------------------------ one row per call, shared with forecastReadsSeed.ts
+
+/** The week-by-week history of a series (tenant-wide), replacing any it had; null = a closed week. */
+export async function writeWeeklyHistory(tx: Tx, k: SeriesKey, weeks: readonly string[], y: ReadonlyArray<number | null>): Promise<void> {
+  await tx.query(sql.unsafe`DELETE FROM series_weekly WHERE item_id = ${k.item_id} AND site_id = ${k.site_id}`);
+  await tx.query(sql.unsafe`
+    INSERT INTO series_weekly (item_id, site_id, week, y, closed, factor)
+    SELECT ${k.item_id}, ${k.site_id}, w.week, w.y, w.y IS NULL, CASE WHEN w.y IS NULL THEN 0 ELSE 1 END
+    FROM ${sql.unnest(weeks.map((w, i) => [w, y[i]]), ['date', 'numeric'])} AS w(week, y)`);
+}
+
+export async function insertOutliers(tx: Tx, p: number, o: Omit<OutlierWrite, 'corrected_y'> & { corrected_y: ReadonlyArray<number | null> }): Promise<void> {
+  await tx.query(sql.unsafe`
+    INSERT INTO series_outliers (pipeline_id, item_id, site_id, start_week, corrected_y, method, params, outliers, n_outliers)
+    VALUES (${p}, ${o.item_id}, ${o.site_id}, ${o.start_week}::date, ${arr(o.corrected_y)}, ${o.method}, ${sql.jsonb(o.params as any)},
+      ${sql.jsonb(o.outliers as any)}, ${o.outliers.length})`);
+}
+
+export async function insertCharacteristics(tx: Tx, p: number, c: CharacteristicsWrite): Promise<void> {
+  await tx.query(sql.unsafe`
+    INSERT INTO series_characteristics (pipeline_id, item_id, site_id, n_observations, mean, adi, cv2, zero_ratio, cov, demand_class, is_intermittent,
+      has_seasonality, seasonal_period, has_trend, complexity_level, recommended_methods, details)
+    VALUES (${p}, ${c.item_id}, ${c.site_id}, ${c.n_observations}, ${c.mean}, ${c.adi}, ${c.cv2}, ${c.zero_ratio}, ${c.cov}, ${c.demand_class},
+      ${c.is_intermittent}, ${c.has_seasonality}, ${c.seasonal_period}, ${c.has_trend}, ${c.complexity_level}, ${sql.array([...c.recommended_methods], 'text')},
+      ${sql.jsonb(c.details as any)})`);
+}
+
+export async function insertForecast(tx: Tx, p: number, k: SeriesKey, method: string, start: string, yhat: number[], lower: number[], upper: number[], scenarioId: number | null = null): Promise<void> {
+  await tx.query(sql.unsafe`
+    INSERT INTO forecast_results (pipeline_id, item_id, site_id, method, scenario_id, start_week, yhat, yhat_lower, yhat_upper, level)
+    VALUES (${p}, ${k.item_id}, ${k.site_id}, ${method}, ${scenarioId}, ${start}::date, ${arr(yhat)}, ${arr(lower)}, ${arr(upper)}, 0.9)`);
+}
+
+export async function insertWindow(
+  tx: Tx, p: number, k: SeriesKey, kind: 'window' | 'origin', method: string, origin: string, yhat: number[], lower: number[], upper: number[], actual: ReadonlyArray<number | null> | null,
+): Promise<void> {
+  await tx.query(sql.unsafe`
+    INSERT INTO backtest_forecasts (pipeline_id, item_id, site_id, kind, method, origin_week, yhat, yhat_lower, yhat_upper, actual)
+    VALUES (${p}, ${k.item_id}, ${k.site_id}, ${kind}, ${method}, ${origin}::date, ${arr(yhat)}, ${arr(lower)}, ${arr(upper)}, ${actual ? arr(actual) : null})`);
+}
+
+export async function insertMetrics(tx: Tx, p: number, k: SeriesKey, method: string, m: FixtureMetrics): Promise<void> {
+  await tx.query(sql.unsafe`
+    INSERT INTO backtest_metrics (pipeline_id, item_id, site_id, method, mae, rmse, mase, bias, coverage_90, smape, origins_evaluated, points)
+    VALUES (${p}, ${k.item_id}, ${k.site_id}, ${method}, ${m.mae}, ${m.rmse}, ${m.mase}, ${m.bias}, ${m.coverage_90}, ${m.smape}, ${m.origins_evaluated}, ${m.points})`);
+}
+
+/** A stored choice; without `choice`: not locked, no ranking, no reason. */
+export async function insertBest(
+  tx: Tx, p: number, k: SeriesKey, best: string, runnerUp: string | null, score: number, metric: string,
+  choice: { locked: boolean; ranking: Array<{ method: string; score: number; origins_evaluated: number }>; reason: string | null } = { locked: false, ranking: [], reason: null },
+): Promise<void> {
+  await tx.query(sql.unsafe`
+    INSERT INTO series_best_method (pipeline_id, item_id, site_id, best_method, runner_up_method, best_score, metric, locked, ranking, reason)
+    VALUES (${p}, ${k.item_id}, ${k.site_id}, ${best}, ${runnerUp}, ${score}, ${metric}, ${choice.locked}, ${sql.jsonb(choice.ranking as any)}, ${choice.reason})`);
+}
 
 function fit(method: string, train: number[], h: number, period: number): FixtureForecast {
   const r = runMethod(method, train, h, { period, level: 0.9 });
@@ -248,52 +299,26 @@ export async function writeForecastFixture(db: Db, accountId: string, o: Forecas
         mean = ${values.reduce((a, b) => a + b, 0) / Math.max(1, values.length)}, zero_ratio = ${values.filter((v) => v === 0).length / Math.max(1, values.length)},
         total_demand = ${values.reduce((a, b) => a + b, 0)}, closed_weeks = ${n - values.length}, updated_at = now()
       WHERE ${where}`);
-    await tx.query(sql.unsafe`DELETE FROM series_weekly WHERE ${where}`);
-    await tx.query(sql.unsafe`
-      INSERT INTO series_weekly (item_id, site_id, week, y, closed, factor)
-      SELECT ${k.item_id}, ${k.site_id}, w.week, w.y, w.y IS NULL, CASE WHEN w.y IS NULL THEN 0 ELSE 1 END
-      FROM ${sql.unnest(weeks.map((w, i) => [w, y[i]]), ['date', 'numeric'])} AS w(week, y)`);
+    await writeWeeklyHistory(tx, k, weeks, y);
     for (const table of ['series_outliers', 'series_characteristics', 'forecast_results', 'backtest_metrics', 'backtest_forecasts', 'series_best_method', 'series_distributions']) {
       await tx.query(sql.unsafe`DELETE FROM ${sql.identifier([table])} WHERE ${wp}`);
     }
-    if (outliers) {
-      await tx.query(sql.unsafe`
-        INSERT INTO series_outliers (pipeline_id, item_id, site_id, start_week, corrected_y, method, params, outliers, n_outliers)
-        VALUES (${pipelineId}, ${k.item_id}, ${k.site_id}, ${start}::date, ${arr(corrected)}, ${outliers.method}, ${sql.jsonb(outliers.params as any)},
-          ${sql.jsonb(outliers.points as any)}, ${outliers.points.length})`);
-    }
+    if (outliers) await insertOutliers(tx, pipelineId, { ...k, start_week: start, corrected_y: corrected, method: outliers.method, params: outliers.params, outliers: outliers.points });
     if (characteristics) {
       const c = characteristics;
-      await tx.query(sql.unsafe`
-        INSERT INTO series_characteristics (pipeline_id, item_id, site_id, n_observations, mean, adi, cv2, zero_ratio, cov, demand_class, is_intermittent,
-          has_seasonality, seasonal_period, has_trend, complexity_level, recommended_methods, details)
-        VALUES (${pipelineId}, ${k.item_id}, ${k.site_id}, ${c.n_observations}, ${c.mean}, ${c.adi}, ${c.cv2}, ${c.zero_ratio}, ${c.cov}, ${c.demand_class},
-          ${c.is_intermittent}, ${c.has_seasonality}, ${c.period}, ${c.has_trend}, ${c.complexity_level}, ${sql.array([...c.recommended_methods], 'text')},
-          ${sql.jsonb({ trend_z: c.trend_z, trend_pvalue: c.trend_pvalue, seasonal_acf: c.seasonal_acf, seasonal_strength: c.seasonal_strength, open_weeks: open })})`);
+      await insertCharacteristics(tx, pipelineId, {
+        ...k, n_observations: c.n_observations, mean: c.mean, adi: c.adi, cv2: c.cv2, zero_ratio: c.zero_ratio, cov: c.cov, demand_class: c.demand_class,
+        is_intermittent: c.is_intermittent, has_seasonality: c.has_seasonality, seasonal_period: c.period, has_trend: c.has_trend, complexity_level: c.complexity_level,
+        recommended_methods: [...c.recommended_methods],
+        details: { trend_z: c.trend_z, trend_pvalue: c.trend_pvalue, seasonal_acf: c.seasonal_acf, seasonal_strength: c.seasonal_strength, open_weeks: open },
+      });
     }
-    for (const [m, f] of Object.entries(forecasts)) {
-      await tx.query(sql.unsafe`
-        INSERT INTO forecast_results (pipeline_id, item_id, site_id, method, start_week, yhat, yhat_lower, yhat_upper, level, params)
-        VALUES (${pipelineId}, ${k.item_id}, ${k.site_id}, ${m}, ${forecastStart}::date, ${arr(f.yhat)}, ${arr(f.yhat_lower)}, ${arr(f.yhat_upper)}, 0.9, '{}')`);
-    }
+    for (const [m, f] of Object.entries(forecasts)) await insertForecast(tx, pipelineId, k, m, forecastStart, f.yhat, f.yhat_lower, f.yhat_upper);
     for (const [kind, list] of [['window', windows], ['origin', originForecasts]] as const) {
-      for (const w of list) {
-        await tx.query(sql.unsafe`
-          INSERT INTO backtest_forecasts (pipeline_id, item_id, site_id, kind, method, origin_week, yhat, yhat_lower, yhat_upper, actual)
-          VALUES (${pipelineId}, ${k.item_id}, ${k.site_id}, ${kind}, ${w.method}, ${w.origin}::date, ${arr(w.yhat)}, ${arr(w.yhat_lower)}, ${arr(w.yhat_upper)}, ${arr(w.actual)})`);
-      }
+      for (const w of list) await insertWindow(tx, pipelineId, k, kind, w.method, w.origin, w.yhat, w.yhat_lower, w.yhat_upper, w.actual);
     }
-    for (const [m, x] of Object.entries(metrics)) {
-      await tx.query(sql.unsafe`
-        INSERT INTO backtest_metrics (pipeline_id, item_id, site_id, method, mae, rmse, mase, bias, coverage_90, smape, origins_evaluated, points)
-        VALUES (${pipelineId}, ${k.item_id}, ${k.site_id}, ${m}, ${x.mae}, ${x.rmse}, ${x.mase}, ${x.bias}, ${x.coverage_90}, ${x.smape}, ${x.origins_evaluated}, ${x.points})`);
-    }
-    if (best) {
-      await tx.query(sql.unsafe`
-        INSERT INTO series_best_method (pipeline_id, item_id, site_id, best_method, runner_up_method, best_score, metric, locked, ranking, reason)
-        VALUES (${pipelineId}, ${k.item_id}, ${k.site_id}, ${best.best_method}, ${best.runner_up_method}, ${best.best_score}, ${best.metric}, ${best.locked},
-          ${sql.jsonb(best.ranking as any)}, ${best.reason})`);
-    }
+    for (const [m, x] of Object.entries(metrics)) await insertMetrics(tx, pipelineId, k, m, x);
+    if (best) await insertBest(tx, pipelineId, k, best.best_method, best.runner_up_method, best.best_score, best.metric, best);
     if (o.locked) {
       await tx.query(sql.unsafe`
         INSERT INTO series_locked_methods (item_id, site_id, method, locked_by) VALUES (${k.item_id}, ${k.site_id}, ${o.locked}, 'fixture@example.com')

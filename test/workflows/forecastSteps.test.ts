@@ -1,7 +1,8 @@
 import { backtest } from '../../activities/forecast/engine/backtest';
 import { rankEntry, rankMethods } from '../../activities/forecast/engine/tournament';
 import { chooseBest } from '../../activities/forecast/steps/best';
-import { addWeeks, applyFutureAdjustments, chooseMethods, fitHistory, placeOnCalendar, spanOfWeeks, windowOnCalendar } from '../../activities/forecast/steps/prepare';
+import { addWeeks } from '../../activities/etl/weekly';
+import { applyFutureAdjustments, chooseMethods, fitHistory, placeOnCalendar, spanOfWeeks, windowOnCalendar } from '../../activities/forecast/steps/prepare';
 import { sql, withTenant } from '../../db/pool';
 import { createPipeline, isFinished, waitForJob } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';

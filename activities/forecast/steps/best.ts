@@ -8,7 +8,8 @@ import type { AccuracyMetrics, MetricName } from '../engine/metrics';
 import { COMBINATION } from '../engine/registry';
 import type { MethodBacktest } from '../engine/backtest';
 import { buildCombination, rankEntry, rankMethods, type RankEntry } from '../engine/tournament';
-import { addWeeks, applyFutureAdjustments, finiteOrNull, type Adjustment, type CalendarBand, type CalendarWindow } from './prepare';
+import { addWeeks } from '../../etl/weekly';
+import { applyFutureAdjustments, finiteOrNull, type Adjustment, type CalendarBand, type CalendarWindow } from './prepare';
 
 export interface StoredMethod {
   method: string;

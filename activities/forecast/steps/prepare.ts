@@ -9,13 +9,12 @@
  * Everything stored is in calendar weeks again: a closed week forecasts 0 (its actual is null) and an open week is
  * the engine's next step times the week's factor.
  */
-import { dateOfDay, dayNumber } from '../../etl/weekly';
+import { addWeeks, dateOfDay, dayNumber, weeksBetween } from '../../etl/weekly';
 import { characterize } from '../../characterization/engine';
 import { canRun, COMBINATION, isMethod, methodOrder, profileOf } from '../engine/registry';
 import type { OriginForecast } from '../engine/backtest';
 
-export const addWeeks = (week: string, k: number): string => dateOfDay(dayNumber(week) + 7 * k);
-export const weeksBetween = (from: string, to: string): number => Math.round((dayNumber(to) - dayNumber(from)) / 7);
+// The steps have always taken the week helpers from here; their one definition is etl/weekly's.
 
 /** A number that is not finite (NaN: not scored, a closed week) is stored and reported as null. */
 export const finiteOrNull = (v: number | null | undefined): number | null => (v !== null && v !== undefined && Number.isFinite(v) ? v : null);

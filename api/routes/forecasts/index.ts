@@ -1,25 +1,29 @@
 import {
   actualsAfter, bestMethodCounts, defaultResultsHaveScenario, lastHistoryWeek, originForecasts, pipelineResultSummary, scenarioPipelines,
-  seriesBestMethod, seriesForecasts, seriesMetrics, seriesOrigins, sparklineRows, vectorPoints, visibleKeys, type PipelineResultSummary,
+  seriesOrigins, sparklineRows, type PipelineResultSummary,
 } from '../../../db/forecastReads';
-import { withTenant } from '../../../db/pool';
+import { backtestMetricsOf } from '../../../db/forecastResults';
+import { withTenant, type Tx } from '../../../db/pool';
 import { getScenario } from '../../../db/scenarios';
 import { seriesScope } from '../../../db/segments';
+import { forecastResults, getBestMethod } from '../../../db/seriesDetail';
+import { uniqueId } from '../../../db/seriesResults';
+import type { AuthUser } from '../../context';
 import { badRequest, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { errors } from '../schemas';
 import { parseUniqueId, visibleSeries } from '../segments/access';
+import { backtestWindows, finite, forecastPoints } from '../seriesDetail/compute';
 import { checkCompatibility, CompatibilityInputError } from './compatibility';
 import * as s from './schemas';
 import { listFilter, resolveScope } from './scope';
 
-const addWeeks = (date: string, weeks: number): string => {
-  const d = new Date(`${date}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 7 * weeks);
-  return d.toISOString().slice(0, 10);
-};
-
-const finite = (v: number | string | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+/** The series (404 unknown, 403 outside the caller's segments), then whose results (resolveScope). */
+async function openSeries(tx: Tx, user: AuthUser, uid: string, q: { pipeline_id?: number; scenario_id?: number }) {
+  const key = await visibleSeries(tx, user, uid);
+  const scope = await resolveScope(tx, q);
+  return { key, k: { item_id: key.itemId, site_id: key.siteId }, scope };
+}
 
 /** Forecasts, metrics and backtest origins of one series, sparklines, best-method counts and method compatibility. */
 export function registerForecastRoutes(table: RouteTable): void {
@@ -35,15 +39,14 @@ export function registerForecastRoutes(table: RouteTable): void {
     responses: { 200: { description: 'forecasts', schema: s.forecastsResponse }, ...errors(400, 403, 404) },
     handler: async (ctx, { params, query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        const key = await visibleSeries(tx, user, params.unique_id);
-        const scope = await resolveScope(tx, query);
-        const rows = await seriesForecasts(tx, key, scope);
-        const best = await seriesBestMethod(tx, key, scope.pipelineId);
+        const { k, scope } = await openSeries(tx, user, params.unique_id, query);
+        const rows = await forecastResults(tx, k, scope.pipelineId, null, scope.scenarioId);
+        const best = await getBestMethod(tx, k, scope.pipelineId);
         return {
           unique_id: params.unique_id,
           pipeline_id: scope.pipelineId,
           scenario_id: scope.scenarioId,
-          forecasts: Object.fromEntries(rows.map((r) => [r.method, vectorPoints(r.start_week, r.yhat, r.yhat_lower, r.yhat_upper)])),
+          forecasts: Object.fromEntries(rows.map((r) => [r.method, forecastPoints(r.start_week, r)])),
           levels: Object.fromEntries(rows.map((r) => [r.method, r.level])),
           best_method: best?.best_method ?? null,
           updated_at: rows.length ? rows.map((r) => r.updated_at).sort().at(-1)! : null,
@@ -60,15 +63,15 @@ export function registerForecastRoutes(table: RouteTable): void {
     responses: { 200: { description: 'metrics', schema: s.metricsResponse }, ...errors(400, 403, 404) },
     handler: async (ctx, { params, query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        const key = await visibleSeries(tx, user, params.unique_id);
-        const scope = await resolveScope(tx, { pipeline_id: query.pipeline_id ?? 0 });
-        const rows = await seriesMetrics(tx, key, scope.pipelineId);
-        const best = await seriesBestMethod(tx, key, scope.pipelineId);
+        const { k, scope } = await openSeries(tx, user, params.unique_id, { pipeline_id: query.pipeline_id ?? 0 });
+        const rows = (await backtestMetricsOf(tx, scope.pipelineId, [k])).get(uniqueId(k)) ?? [];
+        const best = await getBestMethod(tx, k, scope.pipelineId);
         return {
           unique_id: params.unique_id,
           pipeline_id: scope.pipelineId,
           metrics: Object.fromEntries(rows.map((r) => [r.method, {
-            mae: r.mae, rmse: r.rmse, mase: r.mase, bias: r.bias, coverage_90: r.coverage_90, smape: r.smape, origins_evaluated: r.origins_evaluated,
+            mae: finite(r.mae), rmse: finite(r.rmse), mase: finite(r.mase), bias: finite(r.bias), coverage_90: finite(r.coverage_90), smape: finite(r.smape),
+            origins_evaluated: r.origins_evaluated,
           }])),
           best_method: best?.best_method ?? null,
           metric: best?.metric ?? null,
@@ -85,8 +88,7 @@ export function registerForecastRoutes(table: RouteTable): void {
     responses: { 200: { description: 'origins', schema: s.originsResponse }, ...errors(400, 403, 404) },
     handler: async (ctx, { params, query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        const key = await visibleSeries(tx, user, params.unique_id);
-        const scope = await resolveScope(tx, { pipeline_id: query.pipeline_id ?? 0 });
+        const { key, scope } = await openSeries(tx, user, params.unique_id, { pipeline_id: query.pipeline_id ?? 0 });
         const origins = await seriesOrigins(tx, key, scope.pipelineId, query.kind);
         return { unique_id: params.unique_id, pipeline_id: scope.pipelineId, origins };
       }),
@@ -104,24 +106,14 @@ export function registerForecastRoutes(table: RouteTable): void {
         throw badRequest(`path.origin_date: ${params.origin_date} is not a Monday (origins are week starts)`);
       }
       return withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        const key = await visibleSeries(tx, user, params.unique_id);
-        const scope = await resolveScope(tx, { pipeline_id: query.pipeline_id ?? 0 });
+        const { key, scope } = await openSeries(tx, user, params.unique_id, { pipeline_id: query.pipeline_id ?? 0 });
         const rows = await originForecasts(tx, key, scope.pipelineId, params.origin_date, query.kind);
         if (!rows.length) throw notFound(`Series ${params.unique_id} has no backtest forecast at origin ${params.origin_date} in pipeline ${scope.pipelineId}${query.kind ? ` (kind ${query.kind})` : ''}`);
         const longest = Math.max(...rows.map((r) => r.yhat.length));
         const history = await actualsAfter(tx, key, params.origin_date, longest);
-        const forecasts: Record<string, unknown[]> = {};
-        for (const r of rows) {
-          forecasts[r.method] = r.yhat.map((v, i) => {
-            const ds = addWeeks(params.origin_date, i + 1);
-            // A window stores its actuals; an 'origin' forecast's weeks (and weeks observed since) come from the history.
-            const stored = r.actual ? finite(r.actual[i]) : null;
-            return {
-              ds, yhat: finite(v), yhat_lower: finite(r.yhat_lower[i]), yhat_upper: finite(r.yhat_upper[i]),
-              actual: stored ?? finite(history.get(ds)),
-            };
-          });
-        }
+        // A window stores its actuals; an 'origin' forecast's weeks (and weeks observed since) come from the history.
+        const windows = backtestWindows(rows.map((r) => ({ ...r, origin_week: params.origin_date })), (ds) => finite(history.get(ds)));
+        const forecasts = Object.fromEntries(windows.map((w) => [w.method, w.points]));
         return {
           unique_id: params.unique_id, pipeline_id: scope.pipelineId, origin_date: params.origin_date,
           forecasts, kinds: Object.fromEntries(rows.map((r) => [r.method, r.kind])),

@@ -3,26 +3,12 @@
  * Monday) become dated points, manual corrections are overlaid on the history, origin forecasts are regrouped by target
  * week (evolution) and by lead time (convergence). Plain arrays in, plain arrays out; no database.
  */
+import { addWeeks, weeksBetween } from '../../../activities/etl/weekly';
+import { finiteOrNull } from '../../../activities/forecast/steps/prepare';
 
-const DAY_MS = 86_400_000;
 
-export function addDays(ds: string, days: number): string {
-  return new Date(Date.parse(`${ds}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
-}
-
-export const addWeeks = (ds: string, weeks: number) => addDays(ds, 7 * weeks);
-
-/** Whole weeks from a to b (both Mondays). */
-export const weeksBetween = (a: string, b: string) => Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / (7 * DAY_MS));
-
-/** The Monday of the ISO week that contains ds. */
-export function mondayOf(ds: string): string {
-  const dow = new Date(`${ds}T00:00:00Z`).getUTCDay();
-  return addDays(ds, -((dow + 6) % 7));
-}
-
-/** JSON has no NaN or Infinity: a missing value is null. */
-export const finite = (v: number | null | undefined): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+/** JSON has no NaN or Infinity: a missing value is null (the steps store a non-finite number as NULL the same way). */
+export const finite = finiteOrNull;
 
 export interface HistoryWeek {
   ds: string;

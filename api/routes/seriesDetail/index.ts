@@ -2,10 +2,11 @@ import { defaultResultsPipeline } from '../../../db/forecastReads';
 import { getPipeline } from '../../../db/pipelines';
 import { withTenant, type Tx } from '../../../db/pool';
 import {
-  backtestForecasts, backtestMetrics, deleteAdjustments, deleteLockedMethod, forecastResults, getBestMethod, getCharacteristics,
-  getDistribution, getLockedMethod, getOutliers, listAdjustments, setLockedMethod, upsertAdjustments, weeklyHistory,
-  type AdjustmentRow, type BestMethodRow, type CharacteristicsRow, type LockRow, type MetricsRow,
+  backtestForecasts, deleteAdjustments, deleteLockedMethod, forecastResults, getBestMethod, getLockedMethod, listAdjustments, setLockedMethod,
+  upsertAdjustments, weeklyHistory, type AdjustmentRow, type BestMethodRow, type LockRow,
 } from '../../../db/seriesDetail';
+import { backtestMetricsOf, type MetricsRow } from '../../../db/forecastResults';
+import { characteristicsFor, distributionsFor, outliersOf, uniqueId, type CharacteristicsRow } from '../../../db/seriesResults';
 import { cleanModelAnswer, explainMethod, explanationMessages, improvementPct, type ExplanationFacts, type MethodMetrics } from '../../../lib/methodExplanation';
 import { logger } from '../../../lib/logger';
 import { buildVegaSpec } from '../../../lib/vegaSpec';
@@ -16,10 +17,8 @@ import { errors } from '../schemas';
 import { llmSettings } from '../segments';
 import { visibleSeries } from '../segments/access';
 import { chatCompletion, LlmUnavailable } from '../segments/nl';
-import {
-  addWeeks, backtestWindows, correctedHistory, finite, forecastConvergence, forecastEvolution, forecastPoints, mondayOf, weeksBetween,
-  type OriginForecast,
-} from './compute';
+import { addWeeks, mondayOf, weeksBetween } from '../../../activities/etl/weekly';
+import { backtestWindows, correctedHistory, finite, forecastConvergence, forecastEvolution, forecastPoints, type OriginForecast } from './compute';
 import * as s from './schemas';
 
 interface Key {
@@ -117,7 +116,7 @@ export function registerSeriesDetailRoutes(table: RouteTable): void {
     handler: async (ctx, { params, query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const k = await open(tx, user, params.unique_id, { query });
-        const out = await getOutliers(tx, k, query.pipeline_id);
+        const out = await outliersOf(tx, query.pipeline_id, k);
         return correctedHistory(await weeklyHistory(tx, k), out && { start_week: out.start_week, values: out.corrected_y }, await listAdjustments(tx, k));
       }),
   });
@@ -131,7 +130,7 @@ export function registerSeriesDetailRoutes(table: RouteTable): void {
     handler: async (ctx, { params, query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const k = await open(tx, user, params.unique_id, { query });
-        const d = await getDistribution(tx, k, query.pipeline_id);
+        const d = (await distributionsFor(tx, query.pipeline_id, [k])).get(uniqueId(k));
         if (!d) throw notFound(`Series ${params.unique_id} has no fitted distribution for ${pipelineText(query.pipeline_id)} yet (run the distribution step)`);
         return {
           unique_id: params.unique_id, pipeline_id: query.pipeline_id, distribution_type: d.distribution_type, mean: finite(d.mean), std: finite(d.std),
@@ -150,7 +149,7 @@ export function registerSeriesDetailRoutes(table: RouteTable): void {
     handler: async (ctx, { params, query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const k = await open(tx, user, params.unique_id, { query });
-        const o = await getOutliers(tx, k, query.pipeline_id);
+        const o = await outliersOf(tx, query.pipeline_id, k);
         if (!o) throw notFound(`Series ${params.unique_id} has no outlier detection for ${pipelineText(query.pipeline_id)} yet (run the outlier step)`);
         const points = [...o.outliers].sort((a, b) => String(a.ds).localeCompare(String(b.ds)));
         return { unique_id: params.unique_id, pipeline_id: query.pipeline_id, method: o.method, params: o.params, n_outliers: o.n_outliers, points, start_week: o.start_week, updated_at: o.updated_at };
@@ -227,7 +226,7 @@ export function registerSeriesDetailRoutes(table: RouteTable): void {
         const k = await open(tx, user, params.unique_id, { query });
         const [best, lock] = [await getBestMethod(tx, k, query.pipeline_id), await getLockedMethod(tx, k)];
         if (!best && !lock) throw notFound(`Series ${params.unique_id} has no best method for ${pipelineText(query.pipeline_id)} yet (run the best-method step)`);
-        const facts = explanationFacts(params.unique_id, query.pipeline_id, best, lock, await getCharacteristics(tx, k, query.pipeline_id), await backtestMetrics(tx, k, query.pipeline_id));
+        const facts = explanationFacts(params.unique_id, query.pipeline_id, best, lock, (await characteristicsFor(tx, query.pipeline_id, [k])).get(uniqueId(k)) ?? null, (await backtestMetricsOf(tx, query.pipeline_id, [k])).get(uniqueId(k)) ?? []);
         return { facts, llm: await llmSettings(tx) };
       });
       const draft = explainMethod(facts);
@@ -311,7 +310,7 @@ export function registerSeriesDetailRoutes(table: RouteTable): void {
         const rows = methods.length ? await forecastResults(tx, k, query.pipeline_id, methods) : [];
         const missing = methods.filter((m) => !rows.some((r) => r.method === m));
         if (query.methods && missing.length) throw notFound(`query.methods: series ${params.unique_id} has no stored forecast for ${missing.join(', ')} in ${pipelineText(query.pipeline_id)}`);
-        const out = await getOutliers(tx, k, query.pipeline_id);
+        const out = await outliersOf(tx, query.pipeline_id, k);
         const history = correctedHistory(await weeklyHistory(tx, k), out && { start_week: out.start_week, values: out.corrected_y }, await listAdjustments(tx, k));
         const forecasts = methods.flatMap((m) => rows.filter((r) => r.method === m)).map((r) => ({ method: r.method, level: r.level, points: forecastPoints(r.start_week, r) }));
         return buildVegaSpec({ unique_id: params.unique_id, history, forecasts });
