@@ -200,6 +200,21 @@ export async function replaceBacktest(tx: Tx, pipelineId: number, keys: readonly
   return metrics.length + windows.length;
 }
 
+/** What 'origin' forecasts a chunk's series already have: `<method>@<origin_week>` → forecast length, per series. */
+export async function originInventoryOf(tx: Tx, pipelineId: number, keys: readonly SeriesKey[]): Promise<Map<string, Map<string, number>>> {
+  if (!keys.length) return new Map();
+  const rows = (await tx.any(sql.unsafe`
+    SELECT item_id, site_id, method, origin_week, cardinality(yhat) AS weeks FROM backtest_forecasts
+    WHERE pipeline_id = ${pipelineId} AND kind = 'origin' AND ${keysIn(keys)}`)) as Array<SeriesKey & { method: string; origin_week: string; weeks: number }>;
+  const out = new Map<string, Map<string, number>>();
+  for (const r of rows) {
+    const k = uniqueId(r);
+    if (!out.has(k)) out.set(k, new Map());
+    out.get(k)!.set(`${r.method}@${r.origin_week}`, r.weeks);
+  }
+  return out;
+}
+
 /** Backtest-forecast step: replaces the 'origin' forecasts of the chunk's series. */
 export async function replaceOriginForecasts(tx: Tx, pipelineId: number, keys: readonly SeriesKey[], rows: readonly OriginWrite[], jobId: string): Promise<number> {
   if (!keys.length) return 0;

@@ -7,7 +7,7 @@ import { calendarWeeksForSites } from '../../db/calendars';
 import type { SeriesKey } from '../../db/etl';
 import {
   adjustmentsOf, backtestMetricsOf, forecastMethodsOf, forecastRowsOf, forecastScenarioOf, lockedMethodsOf, replaceBacktest, replaceBestMethods,
-  replaceForecastResults, replaceOriginForecasts, windowForecastsOf, type BestWrite, type ForecastWrite, type MetricsRow, type OriginWrite,
+  originInventoryOf, replaceForecastResults, replaceOriginForecasts, windowForecastsOf, type BestWrite, type ForecastWrite, type MetricsRow, type OriginWrite,
 } from '../../db/forecastResults';
 import { appendLog } from '../../db/jobs';
 import type { Tx } from '../../db/pool';
@@ -18,7 +18,7 @@ import { checkpoint } from '../jobs/activity';
 import { dropStale } from '../outlier/step';
 import type { ResolvedParameters } from '../parameters/resolve';
 import type { SeriesStepHandler, StepRun } from '../steps/types';
-import { backtest, planOrigins, scoreOriginForecasts } from './engine/backtest';
+import { backtest, BACKTEST_LEVEL, planOrigins, scoreOriginForecasts } from './engine/backtest';
 import { maseScale, type MetricName } from './engine/metrics';
 import { canRun, COMBINATION, profileOf, runMethod } from './engine/registry';
 import { chooseBest, type StoredMethod } from './steps/best';
@@ -35,13 +35,23 @@ import {
 const CHECKPOINT_EVERY = 20;
 const CHECKPOINT_MS = 2000;
 
-function ticker(run: StepRun, phase: string): (i: number) => void {
+function ticker(run: StepRun, phase: string): ((i: number) => void) & { fit: () => void } {
   let last = 0;
-  return (i) => {
+  let series = 0;
+  const tick = (i: number) => {
+    series = i;
     if (i % CHECKPOINT_EVERY !== 0 && Date.now() - last < CHECKPOINT_MS) return;
     last = Date.now();
     checkpoint({ index: run.index, phase, series: i });
   };
+  // between two fits of one series too: on a CPU shared with other work, one seasonal series' fits at several origins
+  // can take longer than the heartbeat timeout
+  const fit = () => {
+    if (Date.now() - last < CHECKPOINT_MS) return;
+    last = Date.now();
+    checkpoint({ index: run.index, phase, series });
+  };
+  return Object.assign(tick, { fit });
 }
 const DEFAULT_HORIZON = 52;
 /** Log lines name at most this many skipped methods per chunk. */
@@ -153,6 +163,7 @@ export const forecastStep: SeriesStepHandler = {
       const closedWeeks = span.weeks.filter((_, j) => span.factors[j] === 0);
       for (const method of choice.methods) {
         const fc = engineForecast(method, hist.y, span.open, { period, level, params: methodParams(fv, method) });
+        tick.fit();
         if ('error' in fc) {
           skipped.push(`${s.unique_id} ${method} (failed on the history: ${fc.error})`);
           continue;
@@ -190,7 +201,7 @@ async function forEachForecasted(
   run: StepRun,
   series: readonly WeeklySeries[],
   phase: string,
-  fn: (s: WeeklySeries, methods: string[], hist: FitHistory) => void,
+  fn: (s: WeeklySeries, methods: string[], hist: FitHistory, onFit: () => void) => void,
 ): Promise<{ keys: SeriesKey[]; note: string | null }> {
   const keys = series.map(keyOf);
   const methodsOf = await forecastMethodsOf(run.tx, run.scope.pipelineId, keys);
@@ -200,23 +211,45 @@ async function forEachForecasted(
   for (const [i, s] of series.entries()) {
     tick(i);
     const methods = methodsOf.get(s.unique_id);
-    if (methods?.length) fn(s, methods, historyOf(s, inputs));
+    if (methods?.length) fn(s, methods, historyOf(s, inputs), tick.fit);
     else noForecast++;
   }
   return { keys, note: noForecast ? `${noForecast} series without forecast (run the forecast step first)` : null };
 }
 
+/** A full-horizon forecast at a past origin placed on its calendar span, as an 'origin' row. */
+function originRow(s: WeeklySeries, method: string, steps: Band, span: ReturnType<typeof originSpan>): OriginWrite {
+  const band = placeOnCalendar(steps, span);
+  return { ...keyOf(s), method, origin_week: span.origin_week, yhat: band.yhat, yhat_lower: band.lower, yhat_upper: band.upper, actual: span.actual };
+}
+
+/**
+ * The backtest fits each method once per origin for the full forecast horizon: its first horizon_weeks are scored
+ * (window rows, metrics) and the whole forecast is stored as that origin's forecast (origin rows), which the
+ * backtest-forecast step would otherwise have to fit again. Origin rows need the interval level of the forecast step;
+ * when it is not the backtest's 90 %, they are left to backtest-forecast.
+ */
 export const backtestStep: SeriesStepHandler = {
   finalize: dropStale('backtest'),
   parameterTypes: ['backtest', 'forecast', 'characterization'],
   async run(run, series, params) {
+    const scenario = await forecastScenarioOf(run.tx, run.scenarioId, run.scope.pipelineId);
+    const horizon = scenario?.horizon_weeks ?? DEFAULT_HORIZON;
+    const calendarOf = await futureCalendars(run.tx, series, horizon);
     const metrics: MetricsRow[] = [];
     const windows: OriginWrite[] = [];
+    const origins: OriginWrite[] = [];
+    const withOrigins: SeriesKey[] = [];
     let tooShort = 0;
-    const { keys, note } = await forEachForecasted(run, series, 'backtest', (s, methods, hist) => {
+    const { keys, note } = await forEachForecasted(run, series, 'backtest', (s, methods, hist, onFit) => {
       const fv = valuesOf(params, s.unique_id, 'forecast');
-      const bt = backtest(hist.y, methods, { ...backtestOptions(params, s.unique_id), params: Object.fromEntries(methods.map((m) => [m, methodParams(fv, m)])) });
+      const opts = backtestOptions(params, s.unique_id);
+      const sameLevel = Number(fv.interval_level ?? 0.9) === BACKTEST_LEVEL;
+      const spans = new Map(planOrigins(hist.y.length, opts).origins.map((o) => [o.train_end, originSpan(hist, o.train_end, horizon, calendarOf(s.site_id))]));
+      const forecastLength = sameLevel ? Math.max(0, ...[...spans.values()].map((sp) => sp.open)) : 0;
+      const bt = backtest(hist.y, methods, { ...opts, forecastLength, onFit, params: Object.fromEntries(methods.map((m) => [m, methodParams(fv, m)])) });
       if (!bt.origins.length) tooShort++;
+      if (sameLevel && bt.origins.length) withOrigins.push(keyOf(s));
       for (const m of methods) {
         const mb = bt.methods[m];
         if (!mb.origins_evaluated) continue;
@@ -227,13 +260,27 @@ export const backtestStep: SeriesStepHandler = {
           origins_evaluated: wins.length, points: acc.n,
         });
         for (const w of wins) windows.push({ ...keyOf(s), method: m, origin_week: w.origin_week, yhat: w.mean, yhat_lower: w.lower, yhat_upper: w.upper, actual: w.actual });
+        if (!sameLevel) continue;
+        for (const f of mb.forecasts) {
+          const span = spans.get(f.train_end)!;
+          const full = f.extended ?? f;
+          origins.push(originRow(s, m, { mean: full.mean.slice(0, span.open), lower: full.lower.slice(0, span.open), upper: full.upper.slice(0, span.open) }, span));
+        }
       }
     });
     const notes = [note, tooShort ? `${tooShort} series too short for a backtest origin` : null].filter(Boolean);
-    return { rows: await replaceBacktest(run.tx, run.scope.pipelineId, keys, metrics, windows, run.jobId), note: notes.join('; ') || undefined };
+    const rows = await replaceBacktest(run.tx, run.scope.pipelineId, keys, metrics, windows, run.jobId);
+    const originRows = await replaceOriginForecasts(run.tx, run.scope.pipelineId, withOrigins, origins, run.jobId);
+    return { rows: rows + originRows, note: notes.join('; ') || undefined };
   },
 };
 
+/**
+ * The forecasts made at each backtest origin over the full horizon. The backtest step stores them from its own fits;
+ * this step fits what is missing or out of date — a series whose origin rows do not cover every (method, origin) of
+ * the forecast step's methods and the backtest's origins with the current horizon (the horizon changed, methods were
+ * added by run-forecast, the interval level is not 90 %, or backtest has not run) — and leaves complete series alone.
+ */
 export const backtestForecastStep: SeriesStepHandler = {
   finalize: dropStale('backtest-forecast'),
   parameterTypes: ['backtest', 'forecast', 'characterization'],
@@ -241,25 +288,36 @@ export const backtestForecastStep: SeriesStepHandler = {
     const scenario = await forecastScenarioOf(run.tx, run.scenarioId, run.scope.pipelineId);
     const horizon = scenario?.horizon_weeks ?? DEFAULT_HORIZON;
     const calendarOf = await futureCalendars(run.tx, series, horizon);
+    const inventory = await originInventoryOf(run.tx, run.scope.pipelineId, series.map(keyOf));
     const rows: OriginWrite[] = [];
-    const { keys, note } = await forEachForecasted(run, series, 'backtest-forecast', (s, methods, hist) => {
+    const refitted: SeriesKey[] = [];
+    let upToDate = 0;
+    const { note } = await forEachForecasted(run, series, 'backtest-forecast', (s, methods, hist, onFit) => {
       const fv = valuesOf(params, s.unique_id, 'forecast');
       const level = Number(fv.interval_level ?? 0.9);
       const opts = backtestOptions(params, s.unique_id);
-      for (const origin of planOrigins(hist.y.length, opts).origins) {
-        const train = hist.y.subarray(0, origin.train_end);
-        const profile = profileOf(train);
-        const span = originSpan(hist, origin.train_end, horizon, calendarOf(s.site_id));
+      const plan = planOrigins(hist.y.length, opts).origins.map((o) => ({ o, span: originSpan(hist, o.train_end, horizon, calendarOf(s.site_id)), profile: profileOf(hist.y.subarray(0, o.train_end)) }));
+      const have = inventory.get(s.unique_id) ?? new Map<string, number>();
+      const needed = plan.flatMap(({ span, profile }) => methods.filter((m) => canRun(m, profile, opts.period).ok).map((m) => `${m}@${span.origin_week}`));
+      const complete = level === BACKTEST_LEVEL && needed.length === have.size && needed.every((k) => have.get(k) === horizon);
+      if (complete) {
+        upToDate++;
+        return;
+      }
+      refitted.push(keyOf(s));
+      for (const { o, span, profile } of plan) {
+        const train = hist.y.subarray(0, o.train_end);
         for (const m of methods) {
           if (!canRun(m, profile, opts.period).ok) continue;
           const fc = engineForecast(m, train, span.open, { period: opts.period, level, params: methodParams(fv, m) });
+          onFit();
           if ('error' in fc) continue;
-          const band = placeOnCalendar(fc.band, span);
-          rows.push({ ...keyOf(s), method: m, origin_week: span.origin_week, yhat: band.yhat, yhat_lower: band.lower, yhat_upper: band.upper, actual: span.actual });
+          rows.push(originRow(s, m, fc.band, span));
         }
       }
     });
-    return { rows: await replaceOriginForecasts(run.tx, run.scope.pipelineId, keys, rows, run.jobId), note: note ?? undefined };
+    const notes = [note, upToDate ? `${upToDate} series already had every origin forecast from the backtest step` : null].filter(Boolean);
+    return { rows: await replaceOriginForecasts(run.tx, run.scope.pipelineId, refitted, rows, run.jobId), note: notes.join('; ') || undefined };
   },
 };
 

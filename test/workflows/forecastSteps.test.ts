@@ -273,10 +273,26 @@ describe('forecast, backtest, backtest-forecast and best-method steps (real work
   }, 200_000);
 
   test('backtest-forecast: the full-horizon forecast of every method from the same origins, with what is known', async () => {
+    const originRows = () => q(sql.unsafe`
+      SELECT i.xuid AS item, b.method, b.origin_week, b.yhat, b.actual, b.job_id FROM backtest_forecasts b JOIN items i ON i.id = b.item_id
+      WHERE b.pipeline_id = ${pipelineId} AND b.kind = 'origin' ORDER BY i.xuid, b.method, b.origin_week`);
+    // the backtest step already stored them from its own fits: backtest-forecast finds every series complete
+    const fromBacktest = await originRows();
+    expect(fromBacktest.length).toBeGreaterThan(0);
+    const check = await runStep('backtest-forecast');
+    expect(check.log.map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringMatching(/series already had every origin forecast from the backtest step/)]));
+    expect(await originRows()).toEqual(fromBacktest);
+    // a longer horizon makes them out of date: backtest-forecast refits them all at the new length, then a rerun is a no-op
+    await q(sql.unsafe`UPDATE forecast_scenarios SET horizon_weeks = ${H + 4} WHERE id = ${scenarioId}`);
+    const refit = await runStep('backtest-forecast');
+    const longer = await originRows();
+    expect(longer.every((r) => r.yhat.length === H + 4 && r.job_id === refit.job_id)).toBe(true);
+    expect(longer.map((r) => [r.item, r.method, r.origin_week])).toEqual(fromBacktest.map((r) => [r.item, r.method, r.origin_week]));
+    // the first H weeks are the same forecasts: one fit, whichever step made it
+    for (const [i, r] of longer.entries()) r.yhat.slice(0, H).forEach((v: number, j: number) => close(v, fromBacktest[i].yhat[j]));
+    await q(sql.unsafe`UPDATE forecast_scenarios SET horizon_weeks = ${H} WHERE id = ${scenarioId}`);
     await runStep('backtest-forecast');
-    const rows = await q(sql.unsafe`
-      SELECT b.method, b.origin_week, b.yhat, b.actual FROM backtest_forecasts b JOIN items i ON i.id = b.item_id
-      WHERE b.pipeline_id = ${pipelineId} AND b.kind = 'origin' AND i.xuid = 'SMOOTH' ORDER BY b.method, b.origin_week`);
+    const rows = (await originRows()).filter((r) => r.item === 'SMOOTH');
     const ses = rows.filter((r) => r.method === 'ses');
     expect(ses.map((r) => r.origin_week)).toEqual(['2026-05-25', '2026-06-22', '2026-07-20', '2026-08-17']);
     for (const r of ses) expect(r.yhat).toHaveLength(H);

@@ -44,6 +44,13 @@ export interface BacktestOptions {
   minTrain?: number;
   /** per-method hyperparameters, passed to the forecaster as opts.params */
   params?: Record<string, ForecastOptions['params']>;
+  /**
+   * Forecast this many steps from every origin (at least the evaluation horizon): the first `horizon` are scored, the
+   * whole forecast is kept in `extended`. One fit then serves both the scored window and a full-horizon forecast.
+   */
+  forecastLength?: number;
+  /** called after every fit (e.g. to heartbeat: one series' backtest can outlast a heartbeat timeout) */
+  onFit?: () => void;
 }
 
 export interface BacktestOrigin {
@@ -61,6 +68,8 @@ export interface OriginForecast {
   lower: number[];
   upper: number[];
   actual: number[];
+  /** the whole forecast when forecastLength exceeds the window (mean, lower, upper of forecastLength steps) */
+  extended?: { mean: number[]; lower: number[]; upper: number[] };
 }
 
 export interface MethodBacktest {
@@ -139,13 +148,18 @@ export function backtest(yIn: ArrayLike<number>, methods: readonly string[], o: 
         r.skipped.push({ origin: origin.index, reason: can.reason ?? 'cannot run' });
         continue;
       }
+      const steps = Math.max(origin.h, Math.floor(o.forecastLength ?? 0));
       let fc;
       try {
-        fc = runMethod(name, train, origin.h, { period, level: BACKTEST_LEVEL, params: o.params?.[name] });
+        fc = runMethod(name, train, steps, { period, level: BACKTEST_LEVEL, params: o.params?.[name] });
       } catch (e) {
         r.skipped.push({ origin: origin.index, reason: `failed: ${(e as Error).message}` });
         continue;
+      } finally {
+        o.onFit?.();
       }
+      const extended = steps > origin.h ? { mean: toArray(fc.mean), lower: toArray(fc.lower), upper: toArray(fc.upper) } : undefined;
+      if (extended) fc = { ...fc, mean: fc.mean.subarray(0, origin.h), lower: fc.lower.subarray(0, origin.h), upper: fc.upper.subarray(0, origin.h) };
       if (fc.mean.length !== origin.h || !allFinite(fc.mean)) {
         r.skipped.push({ origin: origin.index, reason: 'failed: non-finite forecast' });
         continue;
@@ -159,6 +173,7 @@ export function backtest(yIn: ArrayLike<number>, methods: readonly string[], o: 
         lower: toArray(fc.lower),
         upper: toArray(fc.upper),
         actual: toArray(actual),
+        ...(extended ? { extended } : {}),
       });
     }
   }

@@ -86,4 +86,22 @@ describe('backtest', () => {
     const r = backtest(y, ['naive'], { h: 6, period: 1 });
     expect(scoreOriginForecasts(r.methods.naive.forecasts, r.scales)).toEqual(r.methods.naive.metrics);
   });
+
+  test('forecastLength: one fit per origin gives the scored window and the longer forecast; metrics unchanged', () => {
+    const plain = backtest(y, ['ses', 'naive'], { h: 3, period: 1, origins: 2 });
+    let fits = 0;
+    const long = backtest(y, ['ses', 'naive'], { h: 3, period: 1, origins: 2, forecastLength: 8, onFit: () => fits++ });
+    expect(fits).toBe(4);
+    for (const m of ['ses', 'naive']) {
+      expect(long.methods[m].metrics).toEqual(plain.methods[m].metrics);
+      for (const [i, f] of long.methods[m].forecasts.entries()) {
+        const p = plain.methods[m].forecasts[i];
+        expect([f.mean, f.lower, f.upper, f.actual]).toEqual([p.mean, p.lower, p.upper, p.actual]);
+        expect(f.extended!.mean).toHaveLength(8);
+        expect(f.extended!.mean.slice(0, 3)).toEqual(p.mean);
+        expect(f.extended!.upper.slice(0, 3)).toEqual(p.upper);
+      }
+    }
+    expect(plain.methods.ses.forecasts[0].extended).toBeUndefined();
+  });
 });
