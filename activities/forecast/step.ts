@@ -35,14 +35,17 @@ import {
 const CHECKPOINT_EVERY = 20;
 const CHECKPOINT_MS = 2000;
 
-function ticker(run: StepRun, phase: string): ((i: number) => void) & { fit: () => void } {
+function ticker(run: StepRun, phase: string): ((i: number) => Promise<void>) & { fit: () => void } {
   let last = 0;
   let series = 0;
-  const tick = (i: number) => {
+  // Every CHECKPOINT_MS the loop also yields to the event loop: the chunk activities of a worker share one thread, and
+  // a chunk that computed without a pause would starve the other one, which then misses its own heartbeats.
+  const tick = async (i: number) => {
     series = i;
     if (i % CHECKPOINT_EVERY !== 0 && Date.now() - last < CHECKPOINT_MS) return;
     last = Date.now();
     checkpoint({ index: run.index, phase, series: i });
+    await new Promise((resolve) => setImmediate(resolve));
   };
   // between two fits of one series too: on a CPU shared with other work, one seasonal series' fits at several origins
   // can take longer than the heartbeat timeout
@@ -140,7 +143,7 @@ export const forecastStep: SeriesStepHandler = {
     const skipped: string[] = [];
     const tick = ticker(run, 'forecast');
     for (const [i, s] of series.entries()) {
-      tick(i);
+      await tick(i);
       const fv = valuesOf(params, s.unique_id, 'forecast');
       const bm = valuesOf(params, s.unique_id, 'best_method');
       const npi = valuesOf(params, s.unique_id, 'npi');
@@ -209,7 +212,7 @@ async function forEachForecasted(
   const tick = ticker(run, phase);
   let noForecast = 0;
   for (const [i, s] of series.entries()) {
-    tick(i);
+    await tick(i);
     const methods = methodsOf.get(s.unique_id);
     if (methods?.length) fn(s, methods, historyOf(s, inputs), tick.fit);
     else noForecast++;
@@ -342,7 +345,7 @@ export const bestMethodStep: SeriesStepHandler = {
     const skipped: string[] = [];
     const tick = ticker(run, 'best-method');
     for (const [i, s] of series.entries()) {
-      tick(i);
+      await tick(i);
       const rows = (forecasts.get(s.unique_id) ?? []).filter((r) => r.method !== COMBINATION);
       if (!rows.length) {
         noForecast++;
