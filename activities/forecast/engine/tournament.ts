@@ -41,10 +41,11 @@
  * order.
  *
  * Combination (combination.ts). Members: the `top` (default 3) best-ranked methods of the pool (default ets, arima,
- * theta) among the candidates scored on at least one backtest origin; when fewer than 2 pool methods qualify, the
- * top of all qualifying candidates (e.g. croston, sba, tsb on an intermittent series). At least 2 members, else no
- * combination. Weights: 'equal' (default) or 'inverse_score' (w ∝ 1/score, the members' scores on the origins every
- * member ran on). Forecast: the weighted mean of the members' full-history forecasts; interval: the weighted mean of
+ * theta) among the candidates fitted on the full history — also one too long-winded for any backtest origin (ARIMA
+ * on a very short series: it joins the forecast, the combination's backtest comes from the others); when fewer than
+ * 2 pool methods qualify, the top of the candidates scored on at least one backtest origin (e.g. croston, sba, tsb on
+ * an intermittent series). At least 2 members, else no combination. Weights: 'equal' (default) or 'inverse_score'
+ * (w ∝ 1/score, the members' scores on the origins every member ran on). Forecast: the weighted mean of the members' full-history forecasts; interval: the weighted mean of
  * their bounds (quantile averaging). Its backtest: at each origin where at least 2 members ran, the same weights
  * (rescaled to the members present) applied to their forecasts — so on a short series where ARIMA (10 points
  * minimum) misses the early origins the combination is still scored there, from ETS and Theta — scored like any
@@ -239,7 +240,8 @@ export function buildCombination(c: CombinationInput): CombinationBuild {
   const top = Math.max(2, Math.floor(copt.top ?? 3));
   const eligible = c.ranking.filter((r) => r.method !== COMBINATION && r.origins_evaluated > 0 && Number.isFinite(r.score) && c.backtests[r.method] && c.forecasts[r.method]);
   const pool = copt.pool ?? DEFAULT_POOL;
-  const fromPool = eligible.filter((r) => pool.includes(r.method));
+  // pool members need a full-history forecast, not a backtest score: ARIMA on a short series still joins the forecast
+  const fromPool = c.ranking.filter((r) => r.method !== COMBINATION && pool.includes(r.method) && c.backtests[r.method] && c.forecasts[r.method]);
   const members = (fromPool.length >= 2 ? fromPool : eligible).slice(0, top);
   if (members.length < 2) return { ok: false, reason: `needs at least 2 methods scored on a backtest origin, got ${members.length}` };
   const names = members.map((m) => m.method);

@@ -1,0 +1,189 @@
+/**
+ * The forecasting steps through the real pipeline, for bench/forecastSpeed.ts: a throw-away stack (bench/lib/stack.ts:
+ * embedded PostgreSQL, Temporal dev server, one worker process as production runs it), a generated tenant loaded,
+ * imported and etl'ed as bench/etl.ts does, then each forecasting step started as POST /api/pipeline/run/{step} starts
+ * it (a jobs row + workflow runStep through startJob) and timed: wall time, CPU seconds of the worker, PostgreSQL and
+ * Temporal (from /proc, so other load on the machine does not count), worker peak RSS (VmHWM reset per step, and a
+ * 250 ms VmRSS sample). A failed step is reported with its error and the run goes on to the next.
+ */
+import { setMaxListeners } from 'node:events';
+import { WorkflowFailedError } from '@temporalio/client';
+import { STEP_HANDLERS } from '../../activities/steps/registry';
+import { newJobId, startJob } from '../../api/jobs/service';
+import { startImportRun } from '../../api/routes/import';
+import { createAccount } from '../../db/accounts';
+import { getJob } from '../../db/jobs';
+import { listTenantParameters, setTenantParameter } from '../../db/parameters';
+import { insertPipeline } from '../../db/pipelines';
+import { withTenant } from '../../db/pool';
+import { isStepAvailable } from '../../lib/steps';
+import { loadDemoIntoStaging } from '../../scripts/demoData/load';
+import type { RunStepInput, StepResult } from '../../workflows/runStep';
+import { memStatus, mib, resetPeak, RssSampler, treeCpuSeconds } from './proc';
+import { fixed } from './report';
+import { startBenchStack, type BenchStack, type WorkerProcess } from './stack';
+
+/** The forecasting steps in pipeline order (what run-all runs after the etl). */
+export const FORECAST_STEPS = ['outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution'] as const;
+
+/** Null when every forecasting step can run; else why not (the pipeline part is then skipped with this message). */
+export function pipelineNotReady(): string | null {
+  const missing = FORECAST_STEPS.filter((s) => !isStepAvailable(s) || !STEP_HANDLERS[s]);
+  return missing.length
+    ? `forecasting steps not available yet: ${missing.join(', ')} (lib/steps.ts \`available\` flag and a handler in activities/steps/registry.ts)`
+    : null;
+}
+
+export interface StepTiming {
+  step: string;
+  ok: boolean;
+  error?: string;
+  seconds: number;
+  series: number;
+  rows: number;
+  chunks: number;
+  cpu: { worker: number; postgres: number; temporal: number };
+  workerPeak: number;
+  workerSampledMax: number;
+}
+
+export interface PipelineRun {
+  series: number;
+  shape: { items: number; sites: number; weeks: number; seed: number };
+  settings: { nWorkers: number; chunkSize: number; backtestWindows: number };
+  prepare: { loadSeconds: number; importSeconds: number; etlSeconds: number; etlSeries: number };
+  workerStartup: { seconds: number; rss: number };
+  steps: StepTiming[];
+  /** sum of the forecasting steps' wall time */
+  totalSeconds: number;
+  totalCpu: { worker: number; postgres: number; temporal: number };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Follows a workflow to its end. A failed workflow is an outcome ({ok: false}); a dead worker throws. */
+async function follow<T>(stack: BenchStack, worker: WorkerProcess, accountId: string, jobId: string, log: (m: string) => void): Promise<{ ok: true; result: T } | { ok: false; error: string }> {
+  let settled = false;
+  const watch = (async () => {
+    let last = Date.now();
+    while (!settled) {
+      await sleep(500);
+      if (settled || Date.now() - last < 20_000) continue;
+      last = Date.now();
+      const job = await withTenant(stack.db, accountId, (tx) => getJob(tx, jobId)).catch(() => null);
+      const p = job?.progress ?? {};
+      log(`  … ${job?.status ?? '?'}${p.total ? ` ${p.done ?? 0}/${p.total}` : ''}, worker RSS ${fixed(mib(memStatus(worker.pid)?.rss ?? NaN), 0)} MiB`);
+    }
+  })();
+  const died = new Promise<never>((_, reject) => worker.child.once('exit', (code, signal) => reject(new Error(`the worker exited (${signal ?? code}) during ${jobId}:\n${worker.tail()}`))));
+  const done = new AbortController();
+  const signal = AbortSignal.any([done.signal, stack.signal]);
+  setMaxListeners(1000, signal);
+  const poll = stack.client.withAbortSignal(signal, () => stack.client.workflow.getHandle(jobId).result());
+  poll.catch(() => undefined);
+  try {
+    return { ok: true, result: (await Promise.race([poll, died])) as T };
+  } catch (err) {
+    if (!(err instanceof WorkflowFailedError)) throw err;
+    const job = await withTenant(stack.db, accountId, (tx) => getJob(tx, jobId));
+    const causes: string[] = [];
+    for (let c: unknown = err.cause, i = 0; c && i < 4; c = (c as { cause?: unknown }).cause, i += 1) causes.push((c as Error).message);
+    return { ok: false, error: `job ${job?.status ?? '?'}: ${job?.error ?? causes.join(': ')}` };
+  } finally {
+    done.abort();
+    settled = true;
+    died.catch(() => undefined);
+    await watch;
+  }
+}
+
+/** items × sites of the generated tenant (bench/etl.ts's shapes). */
+function shapeOf(series: number): { items: number; sites: number } {
+  const known: Record<number, { items: number; sites: number }> = { 1000: { items: 200, sites: 10 }, 10_000: { items: 1000, sites: 30 } };
+  if (known[series]) return known[series];
+  const sites = Math.min(60, Math.max(3, Math.ceil(series / 20)));
+  return { items: Math.max(1, Math.ceil((series * 3) / sites)), sites };
+}
+
+export async function runForecastPipeline(opts: { series: number; seed: number; weeks: number; backtestWindows: number; log: (m: string) => void }): Promise<PipelineRun> {
+  const { log } = opts;
+  const stack = await startBenchStack({ log, onSignal: () => process.exit(130) });
+  try {
+    const { items, sites } = shapeOf(opts.series);
+    const account = await createAccount(stack.db, stack.databaseUrl, `bench-forecast-${opts.series}-${Date.now()}`);
+    const accountId = account.id;
+    const pipelineId = await withTenant(stack.db, accountId, (tx) =>
+      insertPipeline(tx, { name: 'bench', description: 'bench:forecast', forecast_scenario_id: null, is_active: true, settings: {} }, 'bench'));
+    // the issue's tournament: 3 backtest origins (the catalogue default is 4); everything else at its default
+    const settings = await withTenant(stack.db, accountId, async (tx) => {
+      await setTenantParameter(tx, 'backtest', 'windows', opts.backtestWindows);
+      const params = await listTenantParameters(tx);
+      const get = (key: string, fallback: number) => Number(params.find((p) => p.parameter_type === 'pipeline' && p.key === key)?.value ?? fallback);
+      return { nWorkers: get('n_workers', 2), chunkSize: get('chunk_size', 500), backtestWindows: opts.backtestWindows };
+    });
+    const t0 = performance.now();
+    const worker = await stack.startWorker(`worker-forecast-${opts.series}`);
+    const workerStartup = { seconds: (performance.now() - t0) / 1000, rss: memStatus(worker.pid)?.rss ?? NaN };
+    const temporal = { client: stack.client, taskQueue: stack.taskQueue };
+    try {
+      log(`pipeline: ${opts.series} series (${items} items × ${sites} sites, ${opts.weeks} weeks): load staging, import, etl …`);
+      let t = performance.now();
+      await loadDemoIntoStaging(stack.db, accountId, { seed: opts.seed, items, sites, seriesTarget: opts.series, weeks: opts.weeks });
+      const loadSeconds = (performance.now() - t) / 1000;
+      t = performance.now();
+      const run = await startImportRun(stack.db, temporal, { accountId, createdBy: 'bench' });
+      const imp = await follow(stack, worker, accountId, run.run_id, log);
+      if (!imp.ok) throw new Error(`import failed: ${imp.error}`);
+      const importSeconds = (performance.now() - t) / 1000;
+      const runStep = async (step: string) => {
+        const jobId = newJobId(step);
+        const input: RunStepInput = { jobId, accountId, pipelineId, scenarioId: null, segmentId: null, createdBy: 'bench', nWorkers: null, step };
+        await startJob(stack.db, temporal, accountId, {
+          job_id: jobId, kind: 'step', step, pipeline_id: pipelineId, scenario_id: null, segment_id: null, created_by: 'bench', params: { n_workers: null },
+        }, 'runStep', [input]);
+        return follow<StepResult>(stack, worker, accountId, jobId, log);
+      };
+      t = performance.now();
+      const etl = await runStep('etl');
+      if (!etl.ok) throw new Error(`etl failed: ${etl.error}`);
+      const etlSeconds = (performance.now() - t) / 1000;
+      log(`  load ${loadSeconds.toFixed(1)} s, import ${importSeconds.toFixed(1)} s, etl ${etlSeconds.toFixed(1)} s (${etl.result.series} series)`);
+
+      const cpuNow = () => ({ worker: treeCpuSeconds(worker.pid), postgres: treeCpuSeconds(stack.pgPid), temporal: stack.temporalPid ? treeCpuSeconds(stack.temporalPid) : NaN });
+      const steps: StepTiming[] = [];
+      for (const step of FORECAST_STEPS) {
+        log(`pipeline step ${step} …`);
+        resetPeak(worker.pid);
+        const sampler = RssSampler.ofPid(worker.pid);
+        const c0 = cpuNow();
+        const ts = performance.now();
+        const out = await runStep(step);
+        const seconds = (performance.now() - ts) / 1000;
+        const c1 = cpuNow();
+        const sampled = sampler.stop();
+        const timing: StepTiming = {
+          step, ok: out.ok, seconds,
+          ...(out.ok ? { series: out.result.series, rows: out.result.rows, chunks: out.result.chunks } : { error: out.error, series: NaN, rows: NaN, chunks: NaN }),
+          cpu: { worker: c1.worker - c0.worker, postgres: c1.postgres - c0.postgres, temporal: c1.temporal - c0.temporal },
+          workerPeak: memStatus(worker.pid)?.hwm ?? NaN,
+          workerSampledMax: sampled.max,
+        };
+        steps.push(timing);
+        log(`  ${step}: ${out.ok ? `${timing.series} series, ${timing.rows} rows` : `FAILED: ${timing.error}`} in ${seconds.toFixed(1)} s; CPU worker ${timing.cpu.worker.toFixed(1)} s, PostgreSQL ${timing.cpu.postgres.toFixed(1)} s; worker peak ${fixed(mib(timing.workerPeak), 0)} MiB`);
+      }
+      const sum = (f: (s: StepTiming) => number) => steps.reduce((a, s) => a + f(s), 0);
+      return {
+        series: opts.series, shape: { items, sites, weeks: opts.weeks, seed: opts.seed }, settings,
+        prepare: { loadSeconds, importSeconds, etlSeconds, etlSeries: etl.result.series },
+        workerStartup,
+        steps,
+        totalSeconds: sum((s) => s.seconds),
+        totalCpu: { worker: sum((s) => s.cpu.worker), postgres: sum((s) => s.cpu.postgres), temporal: sum((s) => s.cpu.temporal) },
+      };
+    } finally {
+      await worker.stop();
+    }
+  } finally {
+    await stack.stop();
+  }
+}
