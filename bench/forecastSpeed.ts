@@ -25,7 +25,7 @@
  * the peers' VmHWM sampled from /proc). The ratio compares per-core speeds.
  *
  * Pipeline (bench/lib/forecastPipeline.ts): --pipeline-series N (default 10,000) generated series through the real
- * stack — embedded PostgreSQL, Temporal dev server, one worker process — loaded, imported and etl'ed as bench:etl does,
+ * stack — embedded PostgreSQL, Temporal dev server, one worker process per core (--pipeline-workers N) — loaded, imported and etl'ed as bench:etl does,
  * then the forecasting steps outlier, characterization, forecast, backtest, backtest-forecast, best-method and
  * distribution started one after the other as POST /api/pipeline/run/{step} starts them, backtest.windows = 3, the
  * pipeline's n_workers (default 2). Per step: wall time, CPU seconds of the worker and of PostgreSQL, the worker's
@@ -37,7 +37,7 @@
  *   npm run bench:forecast -- --sizes 1000 --no-doc  # options: --threads N --r-sample N (20) --sf-sample N (50)
  *                                                    #   --peer-minutes N (30: a peer still running then is stopped
  *                                                    #   and measured on the series it finished) --no-r --no-python
- *                                                    #   --no-install --seed N --pipeline-series N (0: skip)
+ *                                                    #   --no-install --seed N --pipeline-series N (0: skip) --pipeline-workers N (worker processes, default: cores)
  *                                                    #   --no-pipeline
  * Exit status 1 when anything failed (a peer that is unavailable is reported, not a failure; a failed step is).
  */
@@ -104,6 +104,7 @@ interface Args {
   install: boolean;
   doc: boolean;
   pipelineSeries: number;
+  pipelineWorkers: number;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -118,7 +119,7 @@ function parseArgs(argv: string[]): Args {
     if (!Number.isInteger(n) || n < 0) throw new Error(`${name}: '${v}' is not a non-negative integer`);
     return n;
   };
-  const known = ['--sizes', '--threads', '--seed', '--r-sample', '--sf-sample', '--peer-minutes', '--no-r', '--no-python', '--no-install', '--no-doc', '--doc', '--pipeline-series', '--no-pipeline', '--help'];
+  const known = ['--sizes', '--threads', '--seed', '--r-sample', '--sf-sample', '--peer-minutes', '--no-r', '--no-python', '--no-install', '--no-doc', '--doc', '--pipeline-series', '--pipeline-workers', '--no-pipeline', '--help'];
   for (const a of argv) if (a.startsWith('--') && !known.includes(a)) throw new Error(`unknown option ${a} (known: ${known.join(' ')})`);
   if (argv.includes('--help')) {
     process.stdout.write(fs.readFileSync(__filename, 'utf8').split('*/')[0].replace(/^\/\*\*?|^ \* ?/gm, '') + '\n');
@@ -139,6 +140,7 @@ function parseArgs(argv: string[]): Args {
     install: !argv.includes('--no-install'),
     doc: argv.includes('--doc') || (full && !argv.includes('--no-doc')),
     pipelineSeries: argv.includes('--no-pipeline') ? 0 : int_('--pipeline-series', full ? 10_000 : 0),
+    pipelineWorkers: int_('--pipeline-workers', os.availableParallelism()),
   };
 }
 
@@ -332,10 +334,10 @@ async function main(): Promise<void> {
   if (args.pipelineSeries > 0) {
     pipelineSkipped = pipelineNotReady();
     if (pipelineSkipped) log(`pipeline part skipped: ${pipelineSkipped}`);
-    else pipeline = await runForecastPipeline({ series: args.pipelineSeries, seed: args.seed, weeks: 156, backtestWindows: BACKTEST.origins, log });
+    else pipeline = await runForecastPipeline({ series: args.pipelineSeries, seed: args.seed, weeks: 156, backtestWindows: BACKTEST.origins, workerProcesses: args.pipelineWorkers, log });
   } else pipelineSkipped = 'not requested (--pipeline-series 0 or --no-pipeline)';
   const pipelineFailed = pipeline?.steps.filter((st) => !st.ok) ?? [];
-  const pipeHead = ['step', 'series', 'rows', 'wall s', 'CPU s worker', 'CPU s PostgreSQL', 'series/s (wall)', 'worker peak RSS MiB'];
+  const pipeHead = ['step', 'series', 'rows', 'wall s', 'CPU s worker', 'CPU s PostgreSQL', 'series/s (wall)', 'workers\' peak RSS MiB (summed)'];
   const pipeRows = pipeline
     ? [
         ...pipeline.steps.map((st) => [st.step + (st.ok ? '' : ` FAILED: ${st.error}`), int(st.series), int(st.rows), secs(st.seconds), secs(st.cpu.worker), secs(st.cpu.postgres), fixed(st.series / st.seconds, 0), fixed(mib(Math.max(st.workerPeak, st.workerSampledMax)), 0)]),
@@ -411,7 +413,7 @@ async function main(): Promise<void> {
       '',
       `Winners: ${bestList}. Series classes: ${classes}.`,
       '',
-      `**Through the real pipeline** (jobs, PostgreSQL, Temporal, one worker process; bench/lib/forecastPipeline.ts): ${pipelineVerdict}.`,
+      `**Through the real pipeline** (jobs, PostgreSQL, Temporal, ${pipeline?.settings.workerProcesses ?? 1} worker process(es), one per core; bench/lib/forecastPipeline.ts): ${pipelineVerdict}.`,
       ...(pipeline ? ['', markdownTable(pipeHead, pipeRows, pipeHead.map((_, i) => (i === 0 ? 'l' : 'r')))] : []),
     ];
     const doc = path.join(REPO_ROOT, 'docs', 'BENCHMARKS.md');

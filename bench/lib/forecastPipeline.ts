@@ -1,6 +1,6 @@
 /**
  * The forecasting steps through the real pipeline, for bench/forecastSpeed.ts: a throw-away stack (bench/lib/stack.ts:
- * embedded PostgreSQL, Temporal dev server, one worker process as production runs it), a generated tenant loaded,
+ * embedded PostgreSQL, Temporal dev server, one worker process per core (--pipeline-workers) as production runs them), a generated tenant loaded,
  * imported and etl'ed as bench/etl.ts does, then each forecasting step started as POST /api/pipeline/run/{step} starts
  * it (a jobs row + workflow runStep through startJob) and timed: wall time, CPU seconds of the worker, PostgreSQL and
  * Temporal (from /proc, so other load on the machine does not count), worker peak RSS (VmHWM reset per step, and a
@@ -50,7 +50,7 @@ export interface StepTiming {
 export interface PipelineRun {
   series: number;
   shape: { items: number; sites: number; weeks: number; seed: number };
-  settings: { nWorkers: number; chunkSize: number; backtestWindows: number };
+  settings: { nWorkers: number; chunkSize: number; backtestWindows: number; workerProcesses: number };
   prepare: { loadSeconds: number; importSeconds: number; etlSeconds: number; etlSeries: number };
   workerStartup: { seconds: number; rss: number };
   steps: StepTiming[];
@@ -105,7 +105,7 @@ function shapeOf(series: number): { items: number; sites: number } {
   return { items: Math.max(1, Math.ceil((series * 3) / sites)), sites };
 }
 
-export async function runForecastPipeline(opts: { series: number; seed: number; weeks: number; backtestWindows: number; log: (m: string) => void }): Promise<PipelineRun> {
+export async function runForecastPipeline(opts: { series: number; seed: number; weeks: number; backtestWindows: number; workerProcesses: number; log: (m: string) => void }): Promise<PipelineRun> {
   const { log } = opts;
   const stack = await startBenchStack({ log, onSignal: () => process.exit(130) });
   try {
@@ -119,10 +119,13 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
       await setTenantParameter(tx, 'backtest', 'windows', opts.backtestWindows);
       const params = await listTenantParameters(tx);
       const get = (key: string, fallback: number) => Number(params.find((p) => p.parameter_type === 'pipeline' && p.key === key)?.value ?? fallback);
-      return { nWorkers: get('n_workers', 2), chunkSize: get('chunk_size', 500), backtestWindows: opts.backtestWindows };
+      return { nWorkers: get('n_workers', 2), chunkSize: get('chunk_size', 500), backtestWindows: opts.backtestWindows, workerProcesses: opts.workerProcesses };
     });
     const t0 = performance.now();
-    const worker = await stack.startWorker(`worker-forecast-${opts.series}`);
+    // A worker runs its activities on one thread and the engines are CPU-bound: one worker process per core, as a
+    // deployment would scale the worker service, lets two chunks compute at once.
+    const workers = await Promise.all(Array.from({ length: Math.max(1, opts.workerProcesses) }, (_, i) => stack.startWorker(`worker-forecast-${opts.series}-${i + 1}`)));
+    const worker = workers[0];
     const workerStartup = { seconds: (performance.now() - t0) / 1000, rss: memStatus(worker.pid)?.rss ?? NaN };
     const temporal = { client: stack.client, taskQueue: stack.taskQueue };
     try {
@@ -149,11 +152,11 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
       const etlSeconds = (performance.now() - t) / 1000;
       log(`  load ${loadSeconds.toFixed(1)} s, import ${importSeconds.toFixed(1)} s, etl ${etlSeconds.toFixed(1)} s (${etl.result.series} series)`);
 
-      const cpuNow = () => ({ worker: treeCpuSeconds(worker.pid), postgres: treeCpuSeconds(stack.pgPid), temporal: stack.temporalPid ? treeCpuSeconds(stack.temporalPid) : NaN });
+      const cpuNow = () => ({ worker: workers.reduce((n, w) => n + treeCpuSeconds(w.pid), 0), postgres: treeCpuSeconds(stack.pgPid), temporal: stack.temporalPid ? treeCpuSeconds(stack.temporalPid) : NaN });
       const steps: StepTiming[] = [];
       for (const step of FORECAST_STEPS) {
         log(`pipeline step ${step} …`);
-        resetPeak(worker.pid);
+        for (const w of workers) resetPeak(w.pid);
         const sampler = RssSampler.ofPid(worker.pid);
         const c0 = cpuNow();
         const ts = performance.now();
@@ -165,7 +168,8 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
           step, ok: out.ok, seconds,
           ...(out.ok ? { series: out.result.series, rows: out.result.rows, chunks: out.result.chunks } : { error: out.error, series: NaN, rows: NaN, chunks: NaN }),
           cpu: { worker: c1.worker - c0.worker, postgres: c1.postgres - c0.postgres, temporal: c1.temporal - c0.temporal },
-          workerPeak: memStatus(worker.pid)?.hwm ?? NaN,
+          // summed over the worker processes
+          workerPeak: workers.reduce((n, w) => n + (memStatus(w.pid)?.hwm ?? NaN), 0),
           workerSampledMax: sampled.max,
         };
         steps.push(timing);
@@ -181,7 +185,7 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
         totalCpu: { worker: sum((s) => s.cpu.worker), postgres: sum((s) => s.cpu.postgres), temporal: sum((s) => s.cpu.temporal) },
       };
     } finally {
-      await worker.stop();
+      await Promise.all(workers.map((w) => w.stop()));
     }
   } finally {
     await stack.stop();
