@@ -2,6 +2,7 @@ import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio
 import { createActivities } from '../activities';
 import { openPool } from '../db/pool';
 import { readEnv } from '../lib/env';
+import { computeTaskQueue } from '../lib/taskQueues';
 import { logger } from '../lib/logger';
 
 export interface RunWorkerOptions {
@@ -17,6 +18,8 @@ export interface RunWorkerOptions {
 
 export interface RunningWorker {
   worker: Worker;
+  /** the activity-only worker of the compute queue (lib/taskQueues.ts): one CPU-bound chunk at a time */
+  computeWorker: Worker;
   /** settles once the worker has stopped and its connection and pool are closed; rejects if the worker crashed */
   finished: Promise<void>;
   shutdown(): Promise<void>;
@@ -41,6 +44,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<RunningWorker> 
   const db = await openPool(opts.databaseUrl);
   let connection: NativeConnection | undefined;
   let worker: Worker;
+  let computeWorker: Worker;
   try {
     connection = await connectNative(opts.address, opts.connectTimeoutMs ?? 60_000);
     worker = await Worker.create({
@@ -51,6 +55,13 @@ export async function runWorker(opts: RunWorkerOptions): Promise<RunningWorker> 
       ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities({ db }),
     });
+    computeWorker = await Worker.create({
+      connection,
+      namespace: opts.namespace,
+      taskQueue: computeTaskQueue(opts.taskQueue),
+      activities: createActivities({ db }),
+      maxConcurrentActivityTaskExecutions: 1,
+    });
   } catch (err) {
     await connection?.close();
     await db.end();
@@ -58,21 +69,21 @@ export async function runWorker(opts: RunWorkerOptions): Promise<RunningWorker> 
   }
 
   // run() also ends on the SDK's own SIGINT/SIGTERM handling, so cleanup hangs off its completion, not off shutdown().
-  const finished = worker.run().finally(async () => {
+  const finished = Promise.all([worker.run(), computeWorker.run()]).then(() => undefined).finally(async () => {
     await connection!.close();
     await db.end();
   });
   // Marks the rejection handled (a crash is logged here), while callers awaiting `finished` still see it.
   finished.catch((err) => logger.error({ err }, 'Temporal worker stopped with an error'));
   const shutdown = async () => {
-    if (worker.getState() === 'RUNNING') worker.shutdown();
+    for (const w of [worker, computeWorker]) if (w.getState() === 'RUNNING') w.shutdown();
     await finished;
   };
   opts.shutdownSignal?.addEventListener('abort', () => void shutdown().catch((err) => logger.error({ err }, 'worker shutdown failed')), {
     once: true,
   });
-  logger.info({ address: opts.address, namespace: opts.namespace, taskQueue: opts.taskQueue }, 'Temporal worker running');
-  return { worker, finished, shutdown };
+  logger.info({ address: opts.address, namespace: opts.namespace, taskQueue: opts.taskQueue, computeTaskQueue: computeTaskQueue(opts.taskQueue) }, 'Temporal worker running');
+  return { worker, computeWorker, finished, shutdown };
 }
 
 async function main(): Promise<void> {

@@ -1,7 +1,8 @@
-import { ApplicationFailure, CancellationScope, executeChild, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, executeChild, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import { jobSearchAttributes } from '../lib/searchAttributes';
 import { isStepAvailable, PIPELINE_ORDER } from '../lib/steps';
+import { computeTaskQueue } from '../lib/taskQueues';
 
 const bookkeeping = proxyActivities<activities.Activities>({
   startToCloseTimeout: '1 minute',
@@ -9,11 +10,11 @@ const bookkeeping = proxyActivities<activities.Activities>({
 });
 
 // Work activities heartbeat; a worker that dies is noticed after heartbeatTimeout and its chunk runs again elsewhere.
-const work = proxyActivities<activities.Activities>({
-  startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '10 seconds',
-  retry: { maximumAttempts: 5, initialInterval: '1 second' },
-});
+const WORK_OPTIONS = { startToCloseTimeout: '2 hours', heartbeatTimeout: '10 seconds', retry: { maximumAttempts: 5, initialInterval: '1 second' } } as const;
+const work = proxyActivities<activities.Activities>(WORK_OPTIONS);
+
+/** The per-series chunks on the compute queue of this workflow's queue: one at a time per worker process. */
+const computeActivities = () => proxyActivities<activities.Activities>({ ...WORK_OPTIONS, taskQueue: computeTaskQueue(workflowInfo().taskQueue) });
 
 export interface JobInput {
   jobId: string;
@@ -105,10 +106,11 @@ async function runSeriesStep(input: RunStepInput): Promise<StepResult> {
     segmentId: input.segmentId, series: input.series ?? null, methods: input.methods ?? null,
   };
   const plan = await work.seriesStepPlan({ ...base, chunkSize: settings.chunkSize });
+  const compute = computeActivities();
   let done = 0;
   const results = await pool(plan.chunks.length, settings.nWorkers, async (i) => {
     const c = plan.chunks[i];
-    const r = await work.seriesStepChunk({ ...base, from: c.from, to: c.to, index: i, of: plan.chunks.length });
+    const r = await compute.seriesStepChunk({ ...base, from: c.from, to: c.to, index: i, of: plan.chunks.length });
     done += c.count;
     await bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total });
     return r;
