@@ -98,7 +98,13 @@ test('run_id makes a retried request idempotent', async () => {
   expect(first.body.job_id).toBe('client-run-42');
   expect(second.body.job_id).toBe('client-run-42');
   await waitForJob(t, planner, 'client-run-42', isFinished);
-  const list = await t.call('get', '/api/pipeline/jobs', { token: planner, query: { limit: 1000 } });
+  // the job row is finished by the workflow's last activity, just before Temporal records the workflow as completed
+  // and its visibility catches up: poll briefly for the execution status
+  let list = await t.call('get', '/api/pipeline/jobs', { token: planner, query: { limit: 1000 } });
+  for (let i = 0; i < 50 && list.body.find((j: { job_id: string }) => j.job_id === 'client-run-42').temporal_status !== 'COMPLETED'; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    list = await t.call('get', '/api/pipeline/jobs', { token: planner, query: { limit: 1000 } });
+  }
   expect(list.body.filter((j: { job_id: string }) => j.job_id === 'client-run-42')).toHaveLength(1);
   expect(list.body.find((j: { job_id: string }) => j.job_id === 'client-run-42').temporal_status).toBe('COMPLETED');
 });
