@@ -21,16 +21,14 @@
  *   npm run bench:etl -- --sizes 10000 [--doc | --no-doc] [--no-reference] [--no-profile] [--seed 42] [--weeks 156]
  *                                              [--n-workers 2] [--chunk-size 500] [--keep]
  */
-import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { WorkflowFailedError } from '@temporalio/client';
 import { startImportRun } from '../api/routes/import';
 import { newJobId, startJob } from '../api/jobs/service';
 import { createAccount } from '../db/accounts';
 import { getRunTables } from '../db/importStaging';
-import { getJob, type JobRow } from '../db/jobs';
+import { getJob } from '../db/jobs';
 import { listTenantParameters, setTenantParameter } from '../db/parameters';
 import { insertPipeline } from '../db/pipelines';
 import { sql, withTenant, type Db } from '../db/pool';
@@ -44,6 +42,7 @@ import { describeMachine, type Machine } from './lib/machine';
 import { PgSampler, type PgProfile } from './lib/pgSampler';
 import { machineBusySeconds, memStatus, mib, resetPeak, RssSampler, treeCpuSeconds } from './lib/proc';
 import { fixed, int, markdownTable, replaceBlock, secs, textTable } from './lib/report';
+import { followWorkflow } from './lib/followWorkflow';
 import { startBenchStack, type BenchStack, type WorkerProcess } from './lib/stack';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -230,49 +229,6 @@ async function tableSizes(db: Db, accountId: string): Promise<Record<string, num
   });
 }
 
-/** Waits for a workflow's result, logging the job's progress and the worker's RSS every 15 s. */
-type Outcome<T> = { ok: true; result: T } | { ok: false; error: string };
-
-/** Follows a workflow to its end, logging the job's progress and the worker's RSS every 15 s. A failed workflow is an outcome, a dead worker an error. */
-async function waitWorkflow<T>(stack: BenchStack, worker: WorkerProcess, accountId: string, jobId: string): Promise<Outcome<T>> {
-  let settled = false;
-  const watch = (async () => {
-    let last = Date.now();
-    while (!settled) {
-      await sleep(500);
-      if (settled || Date.now() - last < 15_000) continue;
-      last = Date.now();
-      const [job, line] = await withTenant(stack.db, accountId, async (tx) => [
-        await getJob(tx, jobId),
-        (await tx.maybeOneFirst(sql.unsafe`SELECT message FROM job_logs WHERE job_id = ${jobId} ORDER BY id DESC LIMIT 1`)) as string | null,
-      ] as const).catch(() => [null, null] as const);
-      const p = job?.progress ?? {};
-      log(`  … ${job?.status ?? '?'}${p.total ? ` ${p.done ?? 0}/${p.total}` : ''}, worker RSS ${fixed(mib(memStatus(worker.pid)?.rss ?? NaN), 0)} MiB; ${line ?? ''}`);
-    }
-  })();
-  const died = new Promise<never>((_, reject) => worker.child.once('exit', (code, signal) => reject(new Error(`the worker exited (${signal ?? code}) during ${jobId}:\n${worker.tail()}`))));
-  // the long poll for the result is aborted when we stop waiting, so it never outlives the Temporal connection
-  const done = new AbortController();
-  const signal = AbortSignal.any([done.signal, stack.signal]);
-  // every long poll of result() adds a listener to the signal; a long import makes more than Node's default 10
-  setMaxListeners(1000, signal);
-  const poll = stack.client.withAbortSignal(signal, () => stack.client.workflow.getHandle(jobId).result());
-  poll.catch(() => undefined);
-  try {
-    return { ok: true, result: (await Promise.race([poll, died])) as T };
-  } catch (err) {
-    if (!(err instanceof WorkflowFailedError)) throw err;
-    const job = await withTenant(stack.db, accountId, (tx) => getJob(tx, jobId));
-    const causes: string[] = [];
-    for (let c: unknown = err.cause, i = 0; c && i < 4; c = (c as { cause?: unknown }).cause, i += 1) causes.push((c as Error).message);
-    return { ok: false, error: `job ${job?.status ?? '?'}: ${job?.error ?? causes.join(': ')}` };
-  } finally {
-    done.abort();
-    settled = true;
-    died.catch(() => undefined);
-    await watch;
-  }
-}
 
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -320,7 +276,7 @@ async function runSize(stack: BenchStack, args: Args, series: number): Promise<S
     const temporal = { client: stack.client, taskQueue: stack.taskQueue };
     const imp = await measure(stack, worker, `${series}-import`, async () => {
       const run = await startImportRun(stack.db, temporal, { accountId, createdBy: 'bench' });
-      const outcome = await waitWorkflow<ImportRunResult>(stack, worker, accountId, run.run_id);
+      const outcome = await followWorkflow<ImportRunResult>(stack, worker, accountId, run.run_id, log);
       return { after: async () => {
         const job = (await withTenant(stack.db, accountId, (tx) => getJob(tx, run.run_id)))!;
         const tables = await withTenant(stack.db, accountId, (tx) => getRunTables(tx, [run.run_id]));
@@ -364,7 +320,7 @@ async function runSize(stack: BenchStack, args: Args, series: number): Promise<S
         job_id: jobId, kind: 'step', step: 'etl', pipeline_id: pipelineId, scenario_id: null, segment_id: null, created_by: 'bench',
         params: { n_workers: args.nWorkers },
       }, 'runStep', [input]);
-      const outcome = await waitWorkflow<StepResult>(stack, worker, accountId, jobId);
+      const outcome = await followWorkflow<StepResult>(stack, worker, accountId, jobId, log);
       return { after: async () => {
         // where the time went, from the workflow history
         const h = await summarizeHistory(stack.client, jobId);

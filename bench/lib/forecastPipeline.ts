@@ -6,13 +6,10 @@
  * Temporal (from /proc, so other load on the machine does not count), worker peak RSS (VmHWM reset per step, and a
  * 250 ms VmRSS sample). A failed step is reported with its error and the run goes on to the next.
  */
-import { setMaxListeners } from 'node:events';
-import { WorkflowFailedError } from '@temporalio/client';
 import { STEP_HANDLERS } from '../../activities/steps/registry';
 import { newJobId, startJob } from '../../api/jobs/service';
 import { startImportRun } from '../../api/routes/import';
 import { createAccount } from '../../db/accounts';
-import { getJob } from '../../db/jobs';
 import { listTenantParameters, setTenantParameter } from '../../db/parameters';
 import { insertPipeline } from '../../db/pipelines';
 import { withTenant } from '../../db/pool';
@@ -21,7 +18,8 @@ import { loadDemoIntoStaging } from '../../scripts/demoData/load';
 import type { RunStepInput, StepResult } from '../../workflows/runStep';
 import { memStatus, mib, resetPeak, RssSampler, treeCpuSeconds } from './proc';
 import { fixed } from './report';
-import { startBenchStack, type BenchStack, type WorkerProcess } from './stack';
+import { followWorkflow } from './followWorkflow';
+import { startBenchStack } from './stack';
 
 /** The forecasting steps in pipeline order (what run-all runs after the etl). */
 export const FORECAST_STEPS = ['outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution'] as const;
@@ -59,43 +57,7 @@ export interface PipelineRun {
   totalCpu: { worker: number; postgres: number; temporal: number };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Follows a workflow to its end. A failed workflow is an outcome ({ok: false}); a dead worker throws. */
-async function follow<T>(stack: BenchStack, worker: WorkerProcess, accountId: string, jobId: string, log: (m: string) => void): Promise<{ ok: true; result: T } | { ok: false; error: string }> {
-  let settled = false;
-  const watch = (async () => {
-    let last = Date.now();
-    while (!settled) {
-      await sleep(500);
-      if (settled || Date.now() - last < 20_000) continue;
-      last = Date.now();
-      const job = await withTenant(stack.db, accountId, (tx) => getJob(tx, jobId)).catch(() => null);
-      const p = job?.progress ?? {};
-      log(`  … ${job?.status ?? '?'}${p.total ? ` ${p.done ?? 0}/${p.total}` : ''}, worker RSS ${fixed(mib(memStatus(worker.pid)?.rss ?? NaN), 0)} MiB`);
-    }
-  })();
-  const died = new Promise<never>((_, reject) => worker.child.once('exit', (code, signal) => reject(new Error(`the worker exited (${signal ?? code}) during ${jobId}:\n${worker.tail()}`))));
-  const done = new AbortController();
-  const signal = AbortSignal.any([done.signal, stack.signal]);
-  setMaxListeners(1000, signal);
-  const poll = stack.client.withAbortSignal(signal, () => stack.client.workflow.getHandle(jobId).result());
-  poll.catch(() => undefined);
-  try {
-    return { ok: true, result: (await Promise.race([poll, died])) as T };
-  } catch (err) {
-    if (!(err instanceof WorkflowFailedError)) throw err;
-    const job = await withTenant(stack.db, accountId, (tx) => getJob(tx, jobId));
-    const causes: string[] = [];
-    for (let c: unknown = err.cause, i = 0; c && i < 4; c = (c as { cause?: unknown }).cause, i += 1) causes.push((c as Error).message);
-    return { ok: false, error: `job ${job?.status ?? '?'}: ${job?.error ?? causes.join(': ')}` };
-  } finally {
-    done.abort();
-    settled = true;
-    died.catch(() => undefined);
-    await watch;
-  }
-}
 
 /** items × sites of the generated tenant (bench/etl.ts's shapes). */
 function shapeOf(series: number): { items: number; sites: number } {
@@ -135,7 +97,7 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
       const loadSeconds = (performance.now() - t) / 1000;
       t = performance.now();
       const run = await startImportRun(stack.db, temporal, { accountId, createdBy: 'bench' });
-      const imp = await follow(stack, worker, accountId, run.run_id, log);
+      const imp = await followWorkflow(stack, worker, accountId, run.run_id, log);
       if (!imp.ok) throw new Error(`import failed: ${imp.error}`);
       const importSeconds = (performance.now() - t) / 1000;
       const runStep = async (step: string) => {
@@ -144,7 +106,7 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
         await startJob(stack.db, temporal, accountId, {
           job_id: jobId, kind: 'step', step, pipeline_id: pipelineId, scenario_id: null, segment_id: null, created_by: 'bench', params: { n_workers: null },
         }, 'runStep', [input]);
-        return follow<StepResult>(stack, worker, accountId, jobId, log);
+        return followWorkflow<StepResult>(stack, worker, accountId, jobId, log);
       };
       t = performance.now();
       const etl = await runStep('etl');
