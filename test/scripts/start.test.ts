@@ -33,7 +33,11 @@ describe('the stack launcher', () => {
     stack.stderr!.on('data', (c) => (output += c.toString()));
     const deadline = Date.now() + 240_000;
     while (!output.includes('Planning platform is running')) {
-      if (stack.exitCode !== null || Date.now() > deadline) throw new Error(`stack did not come up:\n${output.slice(-3000)}`);
+      if (stack.exitCode !== null || Date.now() > deadline) {
+        // the workers' own log lines fill the tail: lead with the lines that say what went wrong
+        const telling = output.split('\n').filter((l) => /error|exited|fail|refus|cannot|could not/i.test(l)).slice(0, 30).join('\n');
+        throw new Error(`stack did not come up (exit code ${stack.exitCode}):\n${telling}\n--- last output ---\n${output.slice(-2000)}`);
+      }
       await new Promise((r) => setTimeout(r, 500));
     }
   }
