@@ -9,26 +9,8 @@ import {
 } from '../../../activities/forecast/engine/arima';
 import { normalQuantile, polyRoots, solveInPlace } from '../../../activities/forecast/engine/linalg';
 import type { ForecastResult } from '../../../activities/forecast/engine/types';
+import { normal, rng } from '../../support/random';
 
-/** sfc32 seeded from a fixed state: deterministic uniforms in (0, 1). */
-function rng(seed: number): () => number {
-  let a = 0x9e3779b9 ^ seed;
-  let b = 0x243f6a88;
-  let c = 0xb7e15162;
-  let d = 1;
-  const next = () => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = ((c << 21) | (c >>> 11)) + t;
-    c |= 0;
-    return ((t >>> 0) + 0.5) / 4294967296;
-  };
-  for (let i = 0; i < 12; i++) next();
-  return next;
-}
-const normal = (u: () => number) => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
 const round4 = (v: number) => Math.round(v * 1e4) / 1e4;
 
 /** AR(1), φ = 0.7, mean 50, 500 points after a burn-in of 100 (seed 1), rounded to 4 decimals. */

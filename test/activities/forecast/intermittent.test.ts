@@ -9,31 +9,11 @@ import {
   tsb,
 } from '../../../activities/forecast/engine/intermittent';
 import type { ForecastResult, Forecaster } from '../../../activities/forecast/engine/types';
+import { normal, rng } from '../../support/random';
 
 const opts = (params?: Record<string, number | string | boolean>) => ({ period: 1, level: 0.9, params });
 
-/** sfc32 seeded from a fixed state: deterministic uniforms in (0, 1). */
-function rng(seed: number): () => number {
-  let a = 0x9e3779b9 ^ seed;
-  let b = 0x243f6a88;
-  let c = 0xb7e15162;
-  let d = 1;
-  const next = () => {
-    const t = (((a + b) | 0) + d) | 0;
-    d = (d + 1) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = ((c << 21) | (c >>> 11)) + t;
-    c |= 0;
-    return ((t >>> 0) + 0.5) / 4294967296;
-  };
-  for (let i = 0; i < 12; i++) next();
-  return next;
-}
 
-function normal(u: () => number): number {
-  return Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u());
-}
 
 /** Gamma(shape, scale) by Marsaglia–Tsang. */
 function gammaDraw(u: () => number, shape: number, scale: number): number {
