@@ -18,9 +18,10 @@ import { checkpoint } from '../jobs/activity';
 import { dropStale } from '../outlier/step';
 import type { ResolvedParameters } from '../parameters/resolve';
 import type { SeriesStepHandler, StepRun } from '../steps/types';
-import { backtest, BACKTEST_LEVEL, planOrigins, scoreOriginForecasts } from './engine/backtest';
+import { backtest, BACKTEST_LEVEL, planOrigins, scoreOriginForecasts, SpecificationPins } from './engine/backtest';
 import { maseScale, type MetricName } from './engine/metrics';
 import { canRun, COMBINATION, profileOf, runMethod } from './engine/registry';
+import type { ForecastOptions, ForecastResult } from './engine/types';
 import { chooseBest, type StoredMethod } from './steps/best';
 import { addWeeks } from '../etl/weekly';
 import {
@@ -113,7 +114,7 @@ async function logSkipped(run: StepRun, step: string, skipped: string[]): Promis
 }
 
 /** The engine's forecast of `steps` open weeks, or the reason it could not be made. */
-function engineForecast(method: string, y: Float64Array, steps: number, opts: { period: number; level: number; params: Record<string, number | string | boolean> }): { band: Band; params: Record<string, unknown> } | { error: string } {
+function engineForecast(method: string, y: Float64Array, steps: number, opts: ForecastOptions): { band: Band; params: ForecastResult['params'] } | { error: string } {
   if (steps === 0) return { band: { mean: [], lower: [], upper: [] }, params: {} };
   try {
     const r = runMethod(method, y, steps, opts);
@@ -308,13 +309,16 @@ export const backtestForecastStep: SeriesStepHandler = {
         return;
       }
       refitted.push(keyOf(s));
+      // the same fits as the backtest's: specifications identified at the earliest origin (plan is oldest first)
+      const pins = new SpecificationPins();
       for (const { o, span, profile } of plan) {
         const train = hist.y.subarray(0, o.train_end);
         for (const m of methods) {
           if (!canRun(m, profile, opts.period).ok) continue;
-          const fc = engineForecast(m, train, span.open, { period: opts.period, level, params: methodParams(fv, m) });
+          const fc = engineForecast(m, train, span.open, { period: opts.period, level, params: pins.paramsFor(m, methodParams(fv, m)) });
           onFit();
           if ('error' in fc) continue;
+          pins.record(m, fc.params);
           rows.push(originRow(s, m, fc.band, span));
         }
       }

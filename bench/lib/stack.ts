@@ -164,7 +164,9 @@ export async function startBenchStack(opts: { log: (msg: string) => void; onSign
     const startWorker = async (name: string): Promise<WorkerProcess> => {
       const logFile = path.join(tmpDir, `${name}.log`);
       const out = fs.openSync(logFile, 'a');
-      const child = spawn(process.execPath, ['--import', 'tsx', 'temporal/worker.ts'], {
+      // BENCH_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the workers (NODE_OPTIONS refuses it)
+      const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+      const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'temporal/worker.ts'], {
         cwd: REPO_ROOT,
         env: {
           ...process.env,

@@ -1688,9 +1688,46 @@ function constantResult(value: number, n: number, h: number, method: string): Fo
   };
 }
 
-/** forecast::auto.arima as a Forecaster. params: see AutoArimaSettings (maxP, maxQ, maxSP, maxSQ, ic, stepwise, approximation, method, ...). */
+/** Parses "p,d,q" (three non-negative integers), undefined otherwise. */
+function orderTriple(v: unknown): [number, number, number] | undefined {
+  if (typeof v !== 'string') return undefined;
+  const parts = v.split(',').map((x) => Number(x.trim()));
+  return parts.length === 3 && parts.every((x) => Number.isInteger(x) && x >= 0 && x <= 60) ? (parts as [number, number, number]) : undefined;
+}
+
+/**
+ * The params that pin the specification of an automatic ARIMA fit (its orders and constant) so that a refit on more
+ * data re-estimates the coefficients without searching again: what the backtest reuses at later origins.
+ */
+export function arimaSpecification(fitParams: ForecastResult['params']): Record<string, string | boolean> | undefined {
+  const { p, d, q, P, D, Q } = fitParams;
+  if (fitParams.model === 'constant' || ![p, d, q, P, D, Q].every((v) => typeof v === 'number')) return undefined;
+  return { order: `${p},${d},${q}`, seasonal_order: `${P},${D},${Q}`, include_constant: fitParams.constant === true };
+}
+
+/**
+ * forecast::auto.arima as a Forecaster. params: see AutoArimaSettings (maxP, maxQ, maxSP, maxSQ, ic, stepwise,
+ * approximation, method, ...). With params.order ("p,d,q", and seasonal_order "P,D,Q", include_constant) the search is
+ * skipped and that model is estimated (forecast::Arima); when it cannot be estimated on this series the search runs.
+ */
 export const autoArima: Forecaster = (yIn, h, opts: ForecastOptions) => {
   const y = cleanSeries(yIn);
+  const order = orderTriple(opts.params?.order);
+  if (order && y.length > 0 && !isConstant(y)) {
+    const seasonal = orderTriple(opts.params?.seasonal_order) ?? [0, 0, 0];
+    const m = opts.period > 1 ? Math.round(opts.period) : 1;
+    // the differenced series must keep enough points for the model's parameters
+    if (y.length - order[1] - seasonal[1] * m > order[0] + order[2] + seasonal[0] + seasonal[2] + 2) {
+      try {
+        const r = arima(y, h, { order, seasonal, period: opts.period, includeConstant: opts.params?.include_constant === true, level: opts.level });
+        r.method = 'auto_arima';
+        r.params.specification = 'pinned';
+        return r;
+      } catch {
+        // not estimable here: search as usual
+      }
+    }
+  }
   const sel = autoArimaSelect(y, opts.period, opts.params);
   if (!sel.fit) return constantResult(sel.constantValue ?? (y.length ? y[y.length - 1] : 0), y.length, h, 'auto_arima');
   return buildResult('auto_arima', sel.fit, y, h, opts.level, { modelsFitted: sel.models });

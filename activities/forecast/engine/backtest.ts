@@ -17,6 +17,14 @@
  * that throws, or returns a non-finite mean, is recorded as failed at that origin. Methods are independent: one
  * failure does not affect the others.
  *
+ * Specification reuse (default; `reselect: true` turns it off). Methods that identify a model before estimating it —
+ * auto ARIMA's orders and constant, auto ETS's error/trend/season form (registry MethodSpec.specification) — search at
+ * the earliest origin where they run; the later origins re-estimate that model's coefficients on their longer window
+ * without searching again, as a forecaster that re-identifies its models periodically and re-estimates them at every
+ * forecast would. Nothing after an origin is used at that origin: the specification comes from an earlier, shorter
+ * window. Why: the search is most of the backtest's cost (ARIMA tries about 10 models per fit), and on the benchmark
+ * series the scores barely move (docs/BENCHMARKS.md). The full-history fit outside the backtest always searches.
+ *
  * Metrics (metrics.ts): pooled over every (origin, step) point of the origins where the method ran; MASE scales each
  * origin's errors by that origin's own in-sample (seasonal) naive MAE. `origins_evaluated` says on how many origins
  * the metrics rest (the tournament ranks methods with fewer evaluated origins after those with more).
@@ -25,8 +33,8 @@
  * origin index, its train_end and the actuals, ready to be written to the database.
  */
 import { MetricAccumulator, maseScale, type AccuracyMetrics } from './metrics';
-import { canRun, profileOf, runMethod } from './registry';
-import type { ForecastOptions } from './types';
+import { canRun, profileOf, runMethod, specificationOf } from './registry';
+import type { ForecastOptions, ForecastResult } from './types';
 
 export const BACKTEST_LEVEL = 0.9;
 
@@ -51,6 +59,8 @@ export interface BacktestOptions {
   forecastLength?: number;
   /** called after every fit (e.g. to heartbeat: one series' backtest can outlast a heartbeat timeout) */
   onFit?: () => void;
+  /** search the model specification again at every origin instead of reusing the earliest origin's (default false) */
+  reselect?: boolean;
 }
 
 export interface BacktestOrigin {
@@ -120,6 +130,26 @@ function allFinite(x: ArrayLike<number>): boolean {
   return true;
 }
 
+type MethodParams = Record<string, number | string | boolean>;
+
+/**
+ * The specifications identified at the earliest origin, per method (see "Specification reuse" above). Feed it the
+ * origins oldest first: `paramsFor` gives the params of the next fit, `record` keeps what a fit identified.
+ */
+export class SpecificationPins {
+  private readonly pins = new Map<string, MethodParams>();
+  constructor(private readonly reselect = false) {}
+  paramsFor(method: string, own: MethodParams | undefined): MethodParams | undefined {
+    const pin = this.pins.get(method);
+    return pin ? { ...own, ...pin } : own;
+  }
+  record(method: string, fitParams: ForecastResult['params']): void {
+    if (this.reselect || this.pins.has(method)) return;
+    const spec = specificationOf(method, fitParams);
+    if (spec) this.pins.set(method, spec);
+  }
+}
+
 /**
  * Runs every method at every origin. `y` should be finite (the outlier-corrected history); non-finite actuals are
  * skipped by the metrics.
@@ -135,6 +165,7 @@ export function backtest(yIn: ArrayLike<number>, methods: readonly string[], o: 
     results[name] = { method: name, metrics: new MetricAccumulator().result(), origins_evaluated: 0, forecasts: [], skipped: [] };
   }
   const scales: number[] = [];
+  const pins = new SpecificationPins(o.reselect);
   for (const origin of plan.origins) {
     const train = y.subarray(0, origin.train_end);
     const actual = y.subarray(origin.train_end, origin.train_end + origin.h);
@@ -151,7 +182,8 @@ export function backtest(yIn: ArrayLike<number>, methods: readonly string[], o: 
       const steps = Math.max(origin.h, Math.floor(o.forecastLength ?? 0));
       let fc;
       try {
-        fc = runMethod(name, train, steps, { period, level: BACKTEST_LEVEL, params: o.params?.[name] });
+        fc = runMethod(name, train, steps, { period, level: BACKTEST_LEVEL, params: pins.paramsFor(name, o.params?.[name]) });
+        pins.record(name, fc.params);
       } catch (e) {
         r.skipped.push({ origin: origin.index, reason: `failed: ${(e as Error).message}` });
         continue;

@@ -898,6 +898,12 @@ export function selectEts(yIn: ArrayLike<number>, period: number, params: Foreca
   return { best, candidates };
 }
 
+/** The params that pin an automatic ETS fit's model form ("ETS(A,Ad,N)" → model "AAdN") for a refit on more data. */
+export function etsSpecification(fitParams: ForecastResult['params']): Record<string, string | boolean> | undefined {
+  const m = typeof fitParams.model === 'string' ? /^ETS\(([AM]),(N|Ad?),([NAM])\)$/.exec(fitParams.model) : null;
+  return m ? { model: `${m[1]}${m[2]}${m[3]}`, damped: m[2] === 'Ad', pinned: true } : undefined;
+}
+
 /**
  * Automatic ETS: the model with the lowest AICc among those selectEts fits (R's forecast::ets defaults), forecast
  * with analytic intervals. Short series fall back as described in the module comment.
@@ -905,7 +911,13 @@ export function selectEts(yIn: ArrayLike<number>, period: number, params: Foreca
 export const ets: Forecaster = (yIn, hIn, opts) => {
   const { y, h, early } = prepare('ets', yIn, hIn);
   if (early) return early;
-  const sel = selectEts(y, opts.period, opts.params);
+  let sel = selectEts(y, opts.period, opts.params);
+  const pinned = opts.params?.pinned === true;
+  // a pinned form that this longer history cannot take (e.g. multiplicative after a zero): select as usual
+  if (!sel.best && pinned) {
+    const { model: _model, damped: _damped, pinned: _pinned, ...rest } = opts.params!;
+    sel = selectEts(y, opts.period, rest);
+  }
   if (!sel.best) return shortSeriesFallback('ets', y, h, opts, 'no ETS model estimable');
-  return fitToResult('ets', sel.best, h, opts.level, { candidates: sel.candidates.length });
+  return fitToResult('ets', sel.best, h, opts.level, { candidates: sel.candidates.length, ...(pinned && sel.candidates.length === 1 ? { specification: 'pinned' } : {}) });
 };

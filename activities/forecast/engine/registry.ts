@@ -28,8 +28,8 @@
  * own names, e.g. seasonalNaive, auto_arima), so results can be keyed by the registry name throughout.
  */
 import { isCompatible, METHODS, type MethodName } from '../../characterization/engine';
-import { autoArima } from './arima';
-import { dampedTrend, ets, holt, holtWinters, ses } from './ets';
+import { arimaSpecification, autoArima } from './arima';
+import { dampedTrend, ets, etsSpecification, holt, holtWinters, ses } from './ets';
 import { adida, croston, imapa, sba, tsb } from './intermittent';
 import { drift, movingAverage, naive, seasonalNaive } from './simple';
 import { optimizedTheta, theta } from './theta';
@@ -49,6 +49,11 @@ export interface MethodSpec {
   fullPeriods?: number;
   /** needs at least 2 non-zero, and no negative, observations */
   intermittent?: boolean;
+  /**
+   * For methods that identify a model before estimating it (auto ARIMA's orders, auto ETS's form): the params that
+   * make a later fit re-estimate that model instead of searching again. See backtest.ts.
+   */
+  specification?: (fitParams: ForecastResult['params']) => Record<string, number | string | boolean> | undefined;
 }
 
 /**
@@ -64,10 +69,10 @@ const SPECS: MethodSpec[] = [
   { name: 'holt', forecaster: holt, family: 'smoothing', minObservations: 4 },
   { name: 'damped_trend', forecaster: dampedTrend, family: 'smoothing', minObservations: 5 },
   { name: 'holt_winters', forecaster: holtWinters, family: 'smoothing', minObservations: 4, fullPeriods: 2 },
-  { name: 'ets', forecaster: ets, family: 'smoothing', minObservations: 3 },
+  { name: 'ets', forecaster: ets, family: 'smoothing', minObservations: 3, specification: etsSpecification },
   { name: 'theta', forecaster: theta, family: 'theta', minObservations: 3 },
   { name: 'optimized_theta', forecaster: optimizedTheta, family: 'theta', minObservations: 4 },
-  { name: 'arima', forecaster: autoArima, family: 'arima', minObservations: 10 },
+  { name: 'arima', forecaster: autoArima, family: 'arima', minObservations: 10, specification: arimaSpecification },
   { name: 'croston', forecaster: croston, family: 'intermittent', minObservations: 2, intermittent: true },
   { name: 'sba', forecaster: sba, family: 'intermittent', minObservations: 2, intermittent: true },
   { name: 'tsb', forecaster: tsb, family: 'intermittent', minObservations: 2, intermittent: true },
@@ -149,6 +154,11 @@ export function canRun(name: string, p: HistoryProfile, period: number): { ok: b
     if (p.min < 0) return { ok: false, reason: `${name} needs non-negative demand` };
   }
   return { ok: true };
+}
+
+/** The params pinning the specification of a fit of `name` (see MethodSpec.specification), undefined if it has none. */
+export function specificationOf(name: string, fitParams: ForecastResult['params']): Record<string, number | string | boolean> | undefined {
+  return REGISTRY.get(name)?.specification?.(fitParams);
 }
 
 /**

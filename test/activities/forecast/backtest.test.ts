@@ -1,4 +1,7 @@
-import { backtest, planOrigins, scoreOriginForecasts } from '../../../activities/forecast/engine/backtest';
+import { autoArima, arima } from '../../../activities/forecast/engine/arima';
+import { backtest, planOrigins, scoreOriginForecasts, SpecificationPins } from '../../../activities/forecast/engine/backtest';
+import { ets } from '../../../activities/forecast/engine/ets';
+import { normal, rng } from '../../support/random';
 
 describe('planOrigins: rolling origins, expanding window', () => {
   test('the last window ends with the series; earlier origins step back', () => {
@@ -103,5 +106,77 @@ describe('backtest', () => {
       }
     }
     expect(plain.methods.ses.forecasts[0].extended).toBeUndefined();
+  });
+});
+
+describe('specification reuse: auto ARIMA and auto ETS search at the earliest origin only', () => {
+  // an AR(1) around a level with noise: auto.arima picks a small ARMA, ETS an additive model
+  const u = rng(7);
+  const y: number[] = [];
+  let x = 0;
+  for (let t = 0; t < 60; t++) {
+    x = 0.6 * x + normal(u);
+    y.push(50 + 5 * x);
+  }
+  const opts = { h: 6, period: 1, origins: 3, step: 3 };
+
+  test('later origins re-estimate the earliest origin\'s ARIMA orders; the first origin is the full search', () => {
+    const reused = backtest(y, ['arima'], opts);
+    const searched = backtest(y, ['arima'], { ...opts, reselect: true });
+    const ends = reused.origins.map((o) => o.train_end);
+    expect(ends).toEqual([48, 51, 54]);
+    // origin 0: identical (nothing pinned yet)
+    expect(reused.methods.arima.forecasts[0].mean).toEqual(searched.methods.arima.forecasts[0].mean);
+    const first = autoArima(y.slice(0, 48), 6, { period: 1, level: 0.9 }).params;
+    for (const [i, end] of ends.entries()) {
+      if (i === 0) continue;
+      // later origins: exactly forecast::Arima with origin 0's orders, fitted on the longer window
+      const fixed = arima(y.slice(0, end), 6, { order: [first.p as number, first.d as number, first.q as number], period: 1, includeConstant: first.constant === true, level: 0.9 });
+      const f = reused.methods.arima.forecasts[i];
+      for (let j = 0; j < 6; j++) {
+        expect(f.mean[j]).toBeCloseTo(fixed.mean[j], 10);
+        expect(f.upper[j]).toBeCloseTo(fixed.upper[j], 10);
+      }
+    }
+  });
+
+  test('auto ETS keeps the earliest origin\'s form and re-estimates its parameters', () => {
+    const first = ets(y.slice(0, 48), 6, { period: 1, level: 0.9 }).params;
+    const pins = new SpecificationPins();
+    pins.record('ets', first);
+    const params = pins.paramsFor('ets', { ic: 'aicc' })!;
+    expect(params).toMatchObject({ ic: 'aicc', pinned: true });
+    const later = ets(y.slice(0, 54), 6, { period: 1, level: 0.9, params });
+    expect(later.params.model).toBe(first.model);
+    expect(later.params.specification).toBe('pinned');
+    expect(later.params.candidates).toBe(1);
+    expect(later.params.alpha).not.toBe(first.alpha);
+    // the backtest does the same
+    const bt = backtest(y, ['ets'], opts);
+    expect(bt.methods.ets.forecasts[2].mean).toEqual(Array.from(later.mean));
+  });
+
+  test('a pinned form the longer history cannot take falls back to the search', () => {
+    // multiplicative errors need positive data: after a zero, the pinned MNN is not estimable
+    const pos = Array.from({ length: 30 }, (_, t) => 20 + 3 * Math.sin(t) + (t % 4));
+    const pinned = ets([...pos, 0, 21, 22], 4, { period: 1, level: 0.9, params: { model: 'MNN', damped: false, pinned: true } });
+    expect(pinned.params.model).toMatch(/^ETS\(A,/);
+    expect(pinned.params.specification).toBeUndefined();
+    // an ARIMA order too long for the series: the search runs instead
+    const short = autoArima(pos.slice(0, 12), 3, { period: 1, level: 0.9, params: { order: '5,1,5', seasonal_order: '0,0,0', include_constant: false } });
+    expect(short.params.specification).toBeUndefined();
+    expect(Number(short.params.p) + Number(short.params.q)).toBeLessThan(10);
+  });
+
+  test('non-pinning methods and reselect: true record nothing', () => {
+    const pins = new SpecificationPins();
+    pins.record('ses', { model: 'ETS(A,N,N)', alpha: 0.3 });
+    expect(pins.paramsFor('ses', { alpha: 0.5 })).toEqual({ alpha: 0.5 });
+    const off = new SpecificationPins(true);
+    off.record('arima', { p: 1, d: 0, q: 0, P: 0, D: 0, Q: 0, constant: true, model: 'ARIMA(1,0,0) with non-zero mean' });
+    expect(off.paramsFor('arima', undefined)).toBeUndefined();
+    const on = new SpecificationPins();
+    on.record('arima', { p: 1, d: 0, q: 0, P: 0, D: 0, Q: 0, constant: true, model: 'ARIMA(1,0,0) with non-zero mean' });
+    expect(on.paramsFor('arima', { ic: 'bic' })).toEqual({ ic: 'bic', order: '1,0,0', seasonal_order: '0,0,0', include_constant: true });
   });
 });
