@@ -337,11 +337,11 @@ async function main(): Promise<void> {
     else pipeline = await runForecastPipeline({ series: args.pipelineSeries, seed: args.seed, weeks: 156, backtestWindows: BACKTEST.origins, workerProcesses: args.pipelineWorkers, log });
   } else pipelineSkipped = 'not requested (--pipeline-series 0 or --no-pipeline)';
   const pipelineFailed = pipeline?.steps.filter((st) => !st.ok) ?? [];
-  const pipeHead = ['step', 'series', 'rows', 'wall s', 'CPU s worker', 'CPU s PostgreSQL', 'series/s (wall)', 'workers\' peak RSS MiB (summed)'];
+  const pipeHead = ['step', 'series', 'rows', 'wall s', 'CPU s worker', 'CPU s PostgreSQL', 'series/s (wall)', 'chunks: s from first to last', 'workers busy during chunks %', 'tail s', 'workers\' peak RSS MiB (summed)'];
   const pipeRows = pipeline
     ? [
-        ...pipeline.steps.map((st) => [st.step + (st.ok ? '' : ` FAILED: ${st.error}`), int(st.series), int(st.rows), secs(st.seconds), secs(st.cpu.worker), secs(st.cpu.postgres), fixed(st.series / st.seconds, 0), fixed(mib(Math.max(st.workerPeak, st.workerSampledMax)), 0)]),
-        ['**total**', int(pipeline.prepare.etlSeries), '', secs(pipeline.totalSeconds), secs(pipeline.totalCpu.worker), secs(pipeline.totalCpu.postgres), fixed(pipeline.prepare.etlSeries / pipeline.totalSeconds, 0), fixed(mib(Math.max(...pipeline.steps.map((st) => Math.max(st.workerPeak, st.workerSampledMax)))), 0)],
+        ...pipeline.steps.map((st) => [st.step + (st.ok ? '' : ` FAILED: ${st.error}`), int(st.series), int(st.rows), secs(st.seconds), secs(st.cpu.worker), secs(st.cpu.postgres), fixed(st.series / st.seconds, 0), st.chunks_timeline ? secs(st.chunks_timeline.span) : '', st.chunks_timeline ? fixed(100 * st.chunks_timeline.utilisation, 0) : '', st.chunks_timeline ? secs(st.chunks_timeline.tail) : '', fixed(mib(Math.max(st.workerPeak, st.workerSampledMax)), 0)]),
+        ['**total**', int(pipeline.prepare.etlSeries), '', secs(pipeline.totalSeconds), secs(pipeline.totalCpu.worker), secs(pipeline.totalCpu.postgres), fixed(pipeline.prepare.etlSeries / pipeline.totalSeconds, 0), '', '', '', fixed(mib(Math.max(...pipeline.steps.map((st) => Math.max(st.workerPeak, st.workerSampledMax)))), 0)],
       ]
     : [];
   const pipelineVerdict = pipeline

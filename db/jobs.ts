@@ -76,9 +76,18 @@ export async function markRunning(tx: Tx, jobId: string): Promise<void> {
     WHERE job_id = ${jobId} AND status IN ('queued', 'running')`);
 }
 
+/**
+ * Marks the job alive and, with `progress`, records it. Progress only moves forward for the same total: chunks report
+ * concurrently, and a late report of fewer done series must not overwrite a later one.
+ */
 export async function heartbeat(tx: Tx, jobId: string, progress?: { done: number; total: number }): Promise<void> {
+  const p = progress ? sql.fragment`${sql.jsonb(progress)}::jsonb` : sql.fragment`NULL::jsonb`;
   await tx.query(sql.unsafe`
-    UPDATE jobs SET heartbeat_at = now(), progress = COALESCE(${progress ? sql.jsonb(progress) : null}::jsonb, progress)
+    UPDATE jobs SET heartbeat_at = now(), progress = CASE
+        WHEN ${p} IS NULL THEN progress
+        WHEN progress->>'total' IS DISTINCT FROM ${p}->>'total' THEN ${p}
+        WHEN COALESCE((progress->>'done')::numeric, -1) <= (${p}->>'done')::numeric THEN ${p}
+        ELSE progress END
     WHERE job_id = ${jobId}`);
 }
 

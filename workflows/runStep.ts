@@ -61,7 +61,10 @@ async function asJob<T>(ref: { accountId: string; jobId: string }, startMessage:
   }
 }
 
-/** Runs tasks with at most `limit` in flight; deterministic because the order of starts is fixed. */
+/**
+ * Runs task(0 … count − 1) with at most `limit` in flight; deterministic because the order of starts is fixed. A lane starts its next task as soon as one ends, so
+ * bookkeeping after a task (progress) is not awaited inside the lane: it would hold the lane's worker idle.
+ */
 async function pool<T>(count: number, limit: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const results: T[] = new Array(count);
   let next = 0;
@@ -80,15 +83,17 @@ async function runEtl(input: RunStepInput): Promise<StepResult> {
   const settings = await bookkeeping.stepSettings({ accountId: input.accountId, nWorkers: input.nWorkers });
   const plan = await work.etlPlan({ accountId: input.accountId, jobId: input.jobId, chunkSize: settings.chunkSize });
   let done = 0;
+  const progress: Promise<void>[] = [];
   const results = await pool(plan.chunks.length, settings.nWorkers, async (i) => {
     const c = plan.chunks[i];
     // Chunk i clears the keys after chunk i-1's last one: together the chunks drop series that lost their demand.
     const span = { after: i > 0 ? plan.chunks[i - 1].to : null, through: i < plan.chunks.length - 1 ? c.to : null };
     const r = await work.etlChunk({ accountId: input.accountId, jobId: input.jobId, endWeek: plan.endWeek!, from: c.from, to: c.to, index: i, of: plan.chunks.length, span });
     done += c.count;
-    await bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total });
+    progress.push(bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total }));
     return r;
   });
+  await Promise.all(progress);
   await work.etlFinalize({ accountId: input.accountId, jobId: input.jobId, chunks: plan.chunks.length });
   return {
     step: 'etl',
@@ -108,13 +113,15 @@ async function runSeriesStep(input: RunStepInput): Promise<StepResult> {
   const plan = await work.seriesStepPlan({ ...base, chunkSize: settings.chunkSize });
   const compute = computeActivities();
   let done = 0;
+  const progress: Promise<void>[] = [];
   const results = await pool(plan.chunks.length, settings.nWorkers, async (i) => {
     const c = plan.chunks[i];
     const r = await compute.seriesStepChunk({ ...base, from: c.from, to: c.to, index: i, of: plan.chunks.length });
     done += c.count;
-    await bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total });
+    progress.push(bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total }));
     return r;
   });
+  await Promise.all(progress);
   await work.seriesStepFinalize(base);
   return {
     step: input.step,

@@ -18,6 +18,7 @@ import { loadDemoIntoStaging } from '../../scripts/demoData/load';
 import type { RunStepInput, StepResult } from '../../workflows/runStep';
 import { memStatus, mib, resetPeak, RssSampler, treeCpuSeconds } from './proc';
 import { fixed } from './report';
+import { activityTimeline } from './activityTimeline';
 import { followWorkflow } from './followWorkflow';
 import { startBenchStack } from './stack';
 
@@ -43,6 +44,8 @@ export interface StepTiming {
   cpu: { worker: number; postgres: number; temporal: number };
   workerPeak: number;
   workerSampledMax: number;
+  /** the chunk activities on the compute queue: how busy the worker processes were (bench/lib/activityTimeline.ts) */
+  chunks_timeline?: { span: number; utilisation: number; tail: number; queueWait: number; gap: number; longest: number };
 }
 
 export interface PipelineRun {
@@ -106,10 +109,11 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
         await startJob(stack.db, temporal, accountId, {
           job_id: jobId, kind: 'step', step, pipeline_id: pipelineId, scenario_id: null, segment_id: null, created_by: 'bench', params: { n_workers: null },
         }, 'runStep', [input]);
-        return followWorkflow<StepResult>(stack, worker, accountId, jobId, log);
+        const out = await followWorkflow<StepResult>(stack, worker, accountId, jobId, log);
+        return { out, jobId };
       };
       t = performance.now();
-      const etl = await runStep('etl');
+      const { out: etl } = await runStep('etl');
       if (!etl.ok) throw new Error(`etl failed: ${etl.error}`);
       const etlSeconds = (performance.now() - t) / 1000;
       log(`  load ${loadSeconds.toFixed(1)} s, import ${importSeconds.toFixed(1)} s, etl ${etlSeconds.toFixed(1)} s (${etl.result.series} series)`);
@@ -122,8 +126,9 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
         const sampler = RssSampler.ofPid(worker.pid);
         const c0 = cpuNow();
         const ts = performance.now();
-        const out = await runStep(step);
+        const { out, jobId } = await runStep(step);
         const seconds = (performance.now() - ts) / 1000;
+        const tl = await activityTimeline(stack.client, jobId, (type) => type === 'seriesStepChunk').catch(() => null);
         const c1 = cpuNow();
         const sampled = sampler.stop();
         const timing: StepTiming = {
@@ -133,9 +138,12 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
           // summed over the worker processes
           workerPeak: workers.reduce((n, w) => n + (memStatus(w.pid)?.hwm ?? NaN), 0),
           workerSampledMax: sampled.max,
+          ...(tl?.activities.length
+            ? { chunks_timeline: { span: tl.span, utilisation: tl.utilisation, tail: tl.tail, queueWait: tl.queueWait, gap: tl.gap, longest: Math.max(...tl.activities.map((a) => (a.ended - a.started) / 1000)) } }
+            : {}),
         };
         steps.push(timing);
-        log(`  ${step}: ${out.ok ? `${timing.series} series, ${timing.rows} rows` : `FAILED: ${timing.error}`} in ${seconds.toFixed(1)} s; CPU worker ${timing.cpu.worker.toFixed(1)} s, PostgreSQL ${timing.cpu.postgres.toFixed(1)} s; worker peak ${fixed(mib(timing.workerPeak), 0)} MiB`);
+        log(`  ${step}: ${out.ok ? `${timing.series} series, ${timing.rows} rows` : `FAILED: ${timing.error}`} in ${seconds.toFixed(1)} s; CPU worker ${timing.cpu.worker.toFixed(1)} s, PostgreSQL ${timing.cpu.postgres.toFixed(1)} s; worker peak ${fixed(mib(timing.workerPeak), 0)} MiB${timing.chunks_timeline ? `; chunks ${fixed(timing.chunks_timeline.span, 1)} s, workers busy ${fixed(100 * timing.chunks_timeline.utilisation, 0)} %, tail ${fixed(timing.chunks_timeline.tail, 1)} s, mean gap between a worker's chunks ${fixed(timing.chunks_timeline.gap, 2)} s, longest chunk ${fixed(timing.chunks_timeline.longest, 1)} s` : ''}`);
       }
       const sum = (f: (s: StepTiming) => number) => steps.reduce((a, s) => a + f(s), 0);
       return {
