@@ -12,9 +12,11 @@
  *   seasonal difference).
  * - Conditional sum of squares by BFGS, stationarity check of the CSS AR part (R fails the model otherwise), then exact
  *   Gaussian ML by BFGS from the CSS estimates, AR blocks reparameterised through partial autocorrelations (R's
- *   transform.pars), MA roots inverted after the fit (maInvert). BFGS is a port of R's vmmin with optim's numerical
- *   gradient (central differences, ndeps 1e-3, reltol 1.5e-8, maxit 100, parscale 10·se for μ). No Hessian is computed
- *   (R spends ~4k² extra likelihood evaluations on var.coef; we report no standard errors).
+ *   transform.pars), MA roots inverted after the fit (maInvert). BFGS is a port of R's vmmin (reltol 1.5e-8, maxit
+ *   100, parscale 10·se for μ); the ML stage uses optim's numerical gradient (central differences, ndeps 1e-3) as R, the
+ *   CSS stage the exact gradient of the residual recursion (ArmaWork.cssGradient; about half the evaluations of
+ *   central differences, same models and estimates to the optimiser's tolerance; setCssGradient('numeric') restores
+ *   R's). No Hessian is computed (R spends ~4k² extra likelihood evaluations on var.coef; we report no standard errors).
  * - Exact likelihood: Harvey's state space (R's form: T has φ in its first column, R = (1, θ), Z = e1) started at the
  *   stationary covariance, computed from the ARMA autocovariances (the matrix R's Gardner et al. 1980 routine gives).
  *   Inside the optimiser it runs the Chandrasekhar recursions (P_{t+1} − P_t has rank one from a stationary start), so
@@ -283,6 +285,8 @@ export class ArmaWork {
   /** structurally non-zero positions of R = (1, θ_1, ..., θ_{r-1}), ascending */
   readonly rIdx: Int32Array;
   resid: Float64Array;
+  /** ∂e_t/∂β per parameter for cssGradient, allocated on first use */
+  private dBuf: Float64Array | null = null;
 
   constructor(readonly o: Orders, n: number) {
     const { p, q, P, Q, m } = o;
@@ -680,6 +684,89 @@ export class ArmaWork {
     }
     return { ssq, nu };
   }
+
+  /**
+   * Gradient of the CSS objective ½·log(ssq/nu) with respect to (ar, ma, sar, sma[, μ]) in coefficient space, into
+   * `out`; phi/theta must be expanded from `coef`. Differentiates the residual recursion exactly:
+   * ∂e_t/∂β = −Σ_j ∂φ_j/∂β·x_{t−j} + ∂x_t/∂β − Σ_j φ_j ∂x_{t−j}/∂β − Σ_j (∂θ_j/∂β·e_{t−j} + θ_j ∂e_{t−j}/∂β), with
+   * x = w − μ and the multiplicative expansion of φ and θ (∂φ_i/∂ar_i = 1, ∂φ_{km+i}/∂ar_i = −sar_k, …). One pass costs
+   * about one residual evaluation per parameter, where central differences cost two. Returns false when not finite.
+   */
+  cssGradient(w: Float64Array, mu: number, ncond: number, coef: ArrayLike<number>, withMean: boolean, out: Float64Array): boolean {
+    const { p, q, P, Q, m } = this.o;
+    const n = w.length;
+    const k = p + q + P + Q + (withMean ? 1 : 0);
+    const resid = this.resid;
+    const phi = this.phi;
+    const theta = this.theta;
+    const pIdx = this.phiIdx;
+    const tIdx = this.thetaIdx;
+    if (!this.dBuf || this.dBuf.length < k * n) this.dBuf = new Float64Array(k * n);
+    const D = this.dBuf;
+    D.fill(0, 0, k * n);
+    let sumPhi = 0;
+    for (let t = 0; t < pIdx.length; t++) sumPhi += phi[pIdx[t] - 1];
+    const acc = new Float64Array(k);
+    let ssq = 0;
+    for (let l = 0; l < ncond && l < n; l++) resid[l] = 0;
+    for (let l = ncond; l < n; l++) {
+      const lim = l - ncond;
+      let e = w[l] - mu;
+      for (let t = 0; t < pIdx.length; t++) e -= phi[pIdx[t] - 1] * (w[l - pIdx[t]] - mu);
+      for (let t = 0; t < tIdx.length; t++) {
+        const j = tIdx[t];
+        if (j > lim) break;
+        e -= theta[j - 1] * resid[l - j];
+      }
+      resid[l] = e;
+      ssq += e * e;
+      let b = 0;
+      // ar_i: −[x_{l−i} − Σ_k sar_k x_{l−km−i}]
+      for (let i = 1; i <= p; i++, b++) {
+        let d = -(w[l - i] - mu);
+        for (let kk = 1; kk <= P; kk++) d += coef[p + q + kk - 1] * (w[l - kk * m - i] - mu);
+        D[b * n + l] = d;
+      }
+      // ma_i: −[e_{l−i} + Σ_k sma_k e_{l−km−i}]
+      for (let i = 1; i <= q; i++, b++) {
+        let d = i <= lim ? -resid[l - i] : 0;
+        for (let kk = 1; kk <= Q; kk++) if (kk * m + i <= lim) d -= coef[p + q + P + kk - 1] * resid[l - kk * m - i];
+        D[b * n + l] = d;
+      }
+      // sar_k: −[x_{l−km} − Σ_i ar_i x_{l−km−i}]
+      for (let kk = 1; kk <= P; kk++, b++) {
+        let d = -(w[l - kk * m] - mu);
+        for (let i = 1; i <= p; i++) d += coef[i - 1] * (w[l - kk * m - i] - mu);
+        D[b * n + l] = d;
+      }
+      // sma_k: −[e_{l−km} + Σ_i ma_i e_{l−km−i}]
+      for (let kk = 1; kk <= Q; kk++, b++) {
+        let d = kk * m <= lim ? -resid[l - kk * m] : 0;
+        for (let i = 1; i <= q; i++) if (kk * m + i <= lim) d -= coef[p + i - 1] * resid[l - kk * m - i];
+        D[b * n + l] = d;
+      }
+      // μ: −1 + Σ φ_j
+      if (withMean) D[b * n + l] = -1 + sumPhi;
+      // the MA recursion: − Σ_j θ_j ∂e_{l−j}
+      for (let c = 0; c < k; c++) {
+        const base = c * n + l;
+        let d = D[base];
+        for (let t = 0; t < tIdx.length; t++) {
+          const j = tIdx[t];
+          if (j > lim) break;
+          d -= theta[j - 1] * D[base - j];
+        }
+        D[base] = d;
+        acc[c] += e * d;
+      }
+    }
+    if (!(ssq > 0)) return false;
+    for (let c = 0; c < k; c++) {
+      out[c] = acc[c] / ssq;
+      if (!Number.isFinite(out[c])) return false;
+    }
+    return true;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -693,6 +780,7 @@ function vmmin(
   maxit: number,
   reltol = 1.4901161193847656e-8,
   ndeps = 1e-3,
+  gr?: (x: Float64Array, out: Float64Array) => void,
 ): { value: number; converged: boolean } {
   const n = b.length;
   const stepredn = 0.2;
@@ -703,7 +791,7 @@ function vmmin(
   const X = new Float64Array(n);
   const c = new Float64Array(n);
   const B = new Float64Array(n * n);
-  const grad = (x: Float64Array, out: Float64Array) => {
+  const grad = gr ?? ((x: Float64Array, out: Float64Array) => {
     for (let i = 0; i < n; i++) {
       const xi = x[i];
       x[i] = xi + ndeps;
@@ -715,7 +803,7 @@ function vmmin(
       if (!Number.isFinite(d)) throw new OptimError('non-finite finite-difference value');
       out[i] = d;
     }
-  };
+  });
   let f = fn(b);
   if (!Number.isFinite(f)) throw new OptimError('initial value in vmmin is not finite');
   if (maxit <= 0 || n === 0) return { value: f, converged: true };
@@ -851,6 +939,15 @@ function ensureState(fit: FittedArima): void {
 const LOG_2PI = Math.log(2 * Math.PI);
 
 /**
+ * The CSS optimisation's gradient: 'analytic' (default; ArmaWork.cssGradient, about half the objective evaluations)
+ * or 'numeric' (R's optim: central differences with ndeps 1e-3, for comparisons with R). Exported for benchmarks.
+ */
+let cssGradientMode: 'analytic' | 'numeric' = 'analytic';
+export function setCssGradient(mode: 'analytic' | 'numeric'): void {
+  cssGradientMode = mode;
+}
+
+/**
  * Fits an ARMA with optional mean to the differenced series w (n = length of the undifferenced series). Returns null
  * when R's arima would throw (non-stationary AR part from CSS, non-finite finite-difference gradient, ...).
  */
@@ -890,8 +987,15 @@ function fitModel(
         const res = work.css(w, constant ? par[nArma] : 0, ncond);
         return 0.5 * Math.log(res.ssq / res.nu);
       };
+      const g = new Float64Array(k);
+      const cssGr = (z: Float64Array, out: Float64Array): void => {
+        for (let i = 0; i < k; i++) par[i] = z[i] * parscale[i];
+        work.expand(par);
+        if (!work.cssGradient(w, constant ? par[nArma] : 0, ncond, par, constant, g)) throw new OptimError('non-finite CSS gradient');
+        for (let i = 0; i < k; i++) out[i] = g[i] * parscale[i];
+      };
       for (let i = 0; i < k; i++) x[i] = coef[i] / parscale[i];
-      const res = vmmin(x, cssFn, 100);
+      const res = vmmin(x, cssFn, 100, undefined, undefined, cssGradientMode === 'analytic' ? cssGr : undefined);
       converged = res.converged;
       if (res.converged || method === 'CSS') for (let i = 0; i < k; i++) coef[i] = x[i] * parscale[i];
       if (method === 'CSS-ML') {

@@ -1,4 +1,5 @@
 import {
+  ArmaWork,
   arima,
   autoArima,
   autoArimaSelect,
@@ -6,6 +7,7 @@ import {
   ndiffs,
   nsdiffs,
   seasonalStrength,
+  setCssGradient,
 } from '../../../activities/forecast/engine/arima';
 import { normalQuantile, polyRoots, solveInPlace } from '../../../activities/forecast/engine/linalg';
 import type { ForecastResult } from '../../../activities/forecast/engine/types';
@@ -265,5 +267,59 @@ describe('arima with fixed orders', () => {
     expect(r.params.sigma2).toBeCloseTo(0.8372366, 7);
     expectClose(r.mean, [49.93182047, 49.99851989, 50.01871644], 1e-9);
     expectClose(r.lower, [48.42676898, 48.27815579, 48.27994472], 1e-9);
+  });
+});
+
+describe('analytic CSS gradient', () => {
+  const sm = seasonalMonthly();
+  const structures = [
+    { p: 2, q: 2, P: 1, Q: 0, m: 12, mean: true },
+    { p: 1, q: 1, P: 0, Q: 1, m: 12, mean: true },
+    { p: 0, q: 2, P: 1, Q: 1, m: 12, mean: false },
+    { p: 1, q: 0, P: 1, Q: 0, m: 4, mean: false },
+    { p: 3, q: 0, P: 0, Q: 0, m: 1, mean: true },
+  ];
+
+  it.each(structures)('equals central differences of ½·log(ssq/nu): ARMA(%o)', (st) => {
+    const o = { p: st.p, d: 0, q: st.q, P: st.P, D: 0, Q: st.Q, m: st.m };
+    const nArma = st.p + st.q + st.P + st.Q;
+    const k = nArma + (st.mean ? 1 : 0);
+    const ncond = st.p + st.P * st.m;
+    const work = new ArmaWork(o, sm.length);
+    const w = Float64Array.from(sm);
+    const coef = Float64Array.from({ length: k }, (_, i) => (st.mean && i === nArma ? 103 : 0.3 - 0.11 * i));
+    const objective = (c: Float64Array) => {
+      work.expand(c);
+      const r = work.css(w, st.mean ? c[nArma] : 0, ncond);
+      return 0.5 * Math.log(r.ssq / r.nu);
+    };
+    work.expand(coef);
+    const g = new Float64Array(k);
+    expect(work.cssGradient(w, st.mean ? coef[nArma] : 0, ncond, coef, st.mean, g)).toBe(true);
+    for (let i = 0; i < k; i++) {
+      const h = 1e-6;
+      const up = Float64Array.from(coef);
+      const down = Float64Array.from(coef);
+      up[i] += h;
+      down[i] -= h;
+      const numeric = (objective(up) - objective(down)) / (2 * h);
+      expect(Math.abs(g[i] - numeric)).toBeLessThan(1e-7 * Math.max(1, Math.abs(numeric)));
+    }
+  });
+
+  it('auto.arima picks the same model with R\'s numerical gradient, and the estimates agree', () => {
+    try {
+      for (const [y, period] of [[sm, 12], [ar1Series(), 1], [randomWalk(), 1]] as const) {
+        setCssGradient('numeric');
+        const numeric = autoArima(y, 6, { period, level: 0.9 });
+        setCssGradient('analytic');
+        const analytic = autoArima(y, 6, { period, level: 0.9 });
+        expect(analytic.params.model).toBe(numeric.params.model);
+        expect(analytic.params.loglik as number).toBeCloseTo(numeric.params.loglik as number, 3);
+        expectClose(analytic.mean, Array.from(numeric.mean), 1e-4);
+      }
+    } finally {
+      setCssGradient('analytic');
+    }
   });
 });
