@@ -707,19 +707,10 @@ export class ArmaWork {
     let sumPhi = 0;
     for (let t = 0; t < pIdx.length; t++) sumPhi += phi[pIdx[t] - 1];
     const acc = new Float64Array(k);
-    let ssq = 0;
-    for (let l = 0; l < ncond && l < n; l++) resid[l] = 0;
+    const { ssq } = this.css(w, mu, ncond);
     for (let l = ncond; l < n; l++) {
       const lim = l - ncond;
-      let e = w[l] - mu;
-      for (let t = 0; t < pIdx.length; t++) e -= phi[pIdx[t] - 1] * (w[l - pIdx[t]] - mu);
-      for (let t = 0; t < tIdx.length; t++) {
-        const j = tIdx[t];
-        if (j > lim) break;
-        e -= theta[j - 1] * resid[l - j];
-      }
-      resid[l] = e;
-      ssq += e * e;
+      const e = resid[l];
       let b = 0;
       // ar_i: −[x_{l−i} − Σ_k sar_k x_{l−km−i}]
       for (let i = 1; i <= p; i++, b++) {
