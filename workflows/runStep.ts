@@ -61,9 +61,16 @@ async function asJob<T>(ref: { accountId: string; jobId: string }, startMessage:
   }
 }
 
+/** A progress update that runs beside the next chunk: awaited at the end, and never an unhandled rejection meanwhile. */
+function background(pending: Promise<void>[], p: Promise<void>): void {
+  p.catch(() => undefined);
+  pending.push(p);
+}
+
 /**
- * Runs task(0 … count − 1) with at most `limit` in flight; deterministic because the order of starts is fixed. A lane starts its next task as soon as one ends, so
- * bookkeeping after a task (progress) is not awaited inside the lane: it would hold the lane's worker idle.
+ * Runs task(0 … count − 1) with at most `limit` in flight; deterministic because the order of starts is fixed. A lane
+ * starts its next task as soon as one ends, so bookkeeping after a task (progress) is not awaited inside the lane: it
+ * would hold the lane's worker idle.
  */
 async function pool<T>(count: number, limit: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const results: T[] = new Array(count);
@@ -90,7 +97,7 @@ async function runEtl(input: RunStepInput): Promise<StepResult> {
     const span = { after: i > 0 ? plan.chunks[i - 1].to : null, through: i < plan.chunks.length - 1 ? c.to : null };
     const r = await work.etlChunk({ accountId: input.accountId, jobId: input.jobId, endWeek: plan.endWeek!, from: c.from, to: c.to, index: i, of: plan.chunks.length, span });
     done += c.count;
-    progress.push(bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total }));
+    background(progress, bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total }));
     return r;
   });
   await Promise.all(progress);
@@ -118,7 +125,7 @@ async function runSeriesStep(input: RunStepInput): Promise<StepResult> {
     const c = plan.chunks[i];
     const r = await compute.seriesStepChunk({ ...base, from: c.from, to: c.to, index: i, of: plan.chunks.length });
     done += c.count;
-    progress.push(bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total }));
+    background(progress, bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total }));
     return r;
   });
   await Promise.all(progress);
