@@ -1108,23 +1108,16 @@ function forecastModel(fit: FittedArima, y: Float64Array, h: number): ArimaForec
     ext[n + j] = s;
     mean[j] = s;
   }
-  // variances: augmented state (α, y_{t-1..t-nd}) with covariance starting at blockdiag(P_{n|n}, 0)
+  // variances: augmented state (α, y_{t-1..t-nd}) with transition F, covariance C_0 = blockdiag(P_{n|n}, 0) and
+  // noise G = (R, 0). With the row vectors u_j = H F^j, Var(y_{n+j+1}) / σ² = u_{j+1} C_0 u_{j+1}' + Σ_{i≤j} (u_i G)²,
+  // which needs O(K) per step for u and O(r²) for the quadratic form, where propagating C costs O(K²) per step.
   const K = r + nd;
-  const C = new Float64Array(K * K);
-  const Mx = new Float64Array(K * K);
-  for (let i = 0; i < r; i++) for (let j = 0; j < r; j++) C[i * K + j] = work.Pf[i * r + j];
-  // sparse rows of the transition F
+  // sparse rows of F: row i maps to columns cols[i] with values vals[i]
   const rowsC: Int32Array[] = [];
   const rowsV: Float64Array[] = [];
   for (let i = 0; i < r; i++) {
-    const cols = [0];
-    const vals = [phiR[i]];
-    if (i + 1 < r) {
-      cols.push(i + 1);
-      vals.push(1);
-    }
-    rowsC.push(Int32Array.from(cols));
-    rowsV.push(Float64Array.from(vals));
+    rowsC.push(i + 1 < r ? Int32Array.of(0, i + 1) : Int32Array.of(0));
+    rowsV.push(i + 1 < r ? Float64Array.of(phiR[i], 1) : Float64Array.of(phiR[i]));
   }
   if (nd > 0) {
     const cols = [0];
@@ -1137,50 +1130,46 @@ function forecastModel(fit: FittedArima, y: Float64Array, h: number): ArimaForec
     rowsC.push(Int32Array.from(cols));
     rowsV.push(Float64Array.from(vals));
     for (let kk = 1; kk < nd; kk++) {
-      rowsC.push(Int32Array.from([r + kk - 1]));
-      rowsV.push(Float64Array.from([1]));
+      rowsC.push(Int32Array.of(r + kk - 1));
+      rowsV.push(Float64Array.of(1));
     }
   }
-  const step = () => {
-    // Mx = F C
+  const Pf = work.Pf;
+  let withState = false;
+  for (let i = 0; i < r * r && !withState; i++) if (Pf[i] !== 0) withState = true;
+  // u_0 = H = (1, 0.., 0 | δ)
+  let u = new Float64Array(K);
+  let next = new Float64Array(K);
+  u[0] = 1;
+  for (let kk = 0; kk < nd; kk++) u[r + kk] = delta[kk];
+  let noise = 0;
+  for (let j = 0; j < h; j++) {
+    let ug = 0;
+    for (let i = 0; i < r; i++) ug += u[i] * Rv[i];
+    noise += ug * ug;
+    next.fill(0);
     for (let i = 0; i < K; i++) {
+      const ui = u[i];
+      if (ui === 0) continue;
       const cols = rowsC[i];
       const vals = rowsV[i];
-      const row = i * K;
-      for (let j = 0; j < K; j++) {
+      for (let t = 0; t < cols.length; t++) next[cols[t]] += ui * vals[t];
+    }
+    const swap = u;
+    u = next;
+    next = swap;
+    let start = 0;
+    if (withState) {
+      for (let i = 0; i < r; i++) {
+        const ui = u[i];
+        if (ui === 0) continue;
+        const row = i * r;
         let s = 0;
-        for (let t = 0; t < cols.length; t++) s += vals[t] * C[cols[t] * K + j];
-        Mx[row + j] = s;
+        for (let l = 0; l < r; l++) s += Pf[row + l] * u[l];
+        start += ui * s;
       }
     }
-    // C = Mx F' + G G'
-    for (let i = 0; i < K; i++) {
-      const row = i * K;
-      const gi = i < r ? Rv[i] : 0;
-      for (let j = 0; j < K; j++) {
-        const cols = rowsC[j];
-        const vals = rowsV[j];
-        let s = 0;
-        for (let t = 0; t < cols.length; t++) s += vals[t] * Mx[row + cols[t]];
-        const gj = j < r ? Rv[j] : 0;
-        C[row + j] = s + gi * gj;
-      }
-    }
-  };
-  // H = (1, 0.., 0 | δ)
-  const hIdx: number[] = [0];
-  const hVal: number[] = [1];
-  for (let kk = 0; kk < nd; kk++)
-    if (delta[kk] !== 0) {
-      hIdx.push(r + kk);
-      hVal.push(delta[kk]);
-    }
-  for (let j = 0; j < h; j++) {
-    step();
-    let v = 0;
-    for (let x = 0; x < hIdx.length; x++)
-      for (let z = 0; z < hIdx.length; z++) v += hVal[x] * hVal[z] * C[hIdx[x] * K + hIdx[z]];
-    se[j] = Math.sqrt(Math.max(0, v * sigma2));
+    se[j] = Math.sqrt(Math.max(0, (noise + start) * sigma2));
   }
   return { mean, se };
 }

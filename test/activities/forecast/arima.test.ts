@@ -231,6 +231,32 @@ describe('arima with fixed orders', () => {
     expect(r.mean[2]).toBeCloseTo(11 + 0.6 ** 3, 12);
   });
 
+  it('airline model with fixed coefficients: interval variance is σ² Σ ψ² of the integrated model', () => {
+    // (1 − B)(1 − B⁴) y = (1 + θB)(1 + ΘB⁴) e on 120 quarters: the filter has converged (the state is known), so
+    // Var(y_{n+j}) = σ² Σ_{i<j} ψ_i² with ψ from ψ(B)(1 − B)(1 − B⁴) = (1 + θB)(1 + ΘB⁴), up to the ~1e-7 of state
+    // uncertainty left after 30 seasonal cycles (0.6³⁰)
+    const theta = 0.4;
+    const Theta = -0.6;
+    const y = seasonalMonthly().slice(0, 120);
+    const h = 12;
+    const r = arima(y, h, { order: [0, 1, 1], seasonal: [0, 1, 1], period: 4, fixed: [theta, Theta] });
+    const sigma2 = r.params.sigma2 as number;
+    const ma = [1, theta, 0, 0, Theta, theta * Theta];
+    const ar = [1, -1, 0, 0, -1, 1]; // (1 − B)(1 − B⁴)
+    const psi: number[] = [];
+    for (let j = 0; j < h; j++) {
+      let s = j < ma.length ? ma[j] : 0;
+      for (let i = 1; i <= j && i < ar.length; i++) s -= ar[i] * psi[j - i];
+      psi.push(s);
+    }
+    const z = normalQuantile(0.95);
+    let acc = 0;
+    for (let j = 0; j < h; j++) {
+      acc += psi[j] * psi[j];
+      expect((r.upper[j] - r.mean[j]) / z).toBeCloseTo(Math.sqrt(sigma2 * acc), 6);
+    }
+  });
+
   it('estimates match R’s Arima (CSS-ML) for seasonal, drift and ARMA models', () => {
     // R 4.x, forecast 8.20, each with forecast(fit, h = 3, level = 90):
     // Arima(ts(sm, frequency = 12), order = c(1,0,1), seasonal = c(0,1,1)):
