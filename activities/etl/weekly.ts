@@ -2,10 +2,35 @@
 
 const DAY_MS = 86_400_000;
 
-/** Days since 1970-01-01 (UTC) of a `YYYY-MM-DD` date. */
-export const dayNumber = (ds: string): number => Math.floor(Date.parse(`${ds}T00:00:00Z`) / DAY_MS);
+/**
+ * Date parsing and formatting dominate the steps' calendar arithmetic (every week of every series, at every backtest
+ * origin), over a few hundred distinct weeks: both directions are memoised, the maps cleared when they grow past
+ * MEMO_LIMIT so that odd inputs cannot make them grow without bound.
+ */
+const MEMO_LIMIT = 100_000;
+const dayOf = new Map<string, number>();
+const dateOf = new Map<number, string>();
 
-export const dateOfDay = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+/** Days since 1970-01-01 (UTC) of a `YYYY-MM-DD` date. */
+export function dayNumber(ds: string): number {
+  let day = dayOf.get(ds);
+  if (day === undefined) {
+    day = Math.floor(Date.parse(`${ds}T00:00:00Z`) / DAY_MS);
+    if (dayOf.size >= MEMO_LIMIT) dayOf.clear();
+    dayOf.set(ds, day);
+  }
+  return day;
+}
+
+export function dateOfDay(day: number): string {
+  let ds = dateOf.get(day);
+  if (ds === undefined) {
+    ds = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    if (dateOf.size >= MEMO_LIMIT) dateOf.clear();
+    dateOf.set(day, ds);
+  }
+  return ds;
+}
 
 /** The Monday on or before the date, as a day number (1970-01-01 was a Thursday, hence the +3). */
 export const mondayDay = (day: number): number => day - ((day + 3) % 7);
