@@ -22,11 +22,15 @@
  * history; reported: MASE on the simulated future and the bias against the true mean, mean(forecast − truth) /
  * mean(truth) in %.
  *
+ * Weekly ARIMA (bench/lib/weeklyArimaStudy.ts). M1 has no weekly data: on generated weekly series, auto ARIMA with
+ * the search's CSS estimates kept for period-52 seasonal models (our default) against R's exact-likelihood refit,
+ * out of sample over 52 weeks: MASE, sMAPE, 90 % coverage, interval score and CPU time.
+ *
  *   npm run bench:accuracy                     # everything, writes the results into docs/BENCHMARKS.md
  *   npm run bench:accuracy -- --limit 200      # every 5th series only, docs untouched
  *   options: --no-r --no-python --no-install --fresh-peers --peer-minutes N (default 45) --no-doc --doc --threads N --score mase|smape|…
  *            --origins N --step N --horizon N --min-train N --top N --weights equal|inverse_score --margin X --min-origins N
- *            --pool a,b,c --candidates non-intermittent|catalogue|recommended --no-intermittent --dump FILE (per-series backtest and test forecasts)
+ *            --pool a,b,c --candidates non-intermittent|catalogue|recommended --no-intermittent --no-weekly --dump FILE (per-series backtest and test forecasts)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,6 +44,7 @@ import { rankEntry, rankMethods, runTournament, type TournamentOptions } from '.
 import { REPO_ROOT } from '../lib/env';
 import { createDemoPlan, demandBySeries, expectedDemand } from '../scripts/demoData/generator';
 import { Rng } from '../scripts/demoData/random';
+import { weeklyArimaStudy } from './lib/weeklyArimaStudy';
 import { fixed, int, markdownTable, replaceBlock, textTable } from './lib/report';
 import { complete, parseOutput, type PeerRun, type PeerTask, runR, runStatsforecast } from './peers/peers';
 
@@ -193,6 +198,7 @@ interface Args {
   doc: boolean;
   threads: number;
   intermittent: boolean;
+  weekly: boolean;
   dump: string | null;
   cfg: Config;
 }
@@ -209,7 +215,7 @@ function parseArgs(argv: string[]): Args {
     if (!Number.isFinite(n)) throw new Error(`${name}: '${v}' is not a number`);
     return n;
   };
-  const known = ['--limit', '--peer-minutes', '--no-r', '--no-python', '--no-install', '--fresh-peers', '--no-doc', '--doc', '--threads', '--score', '--origins', '--step', '--horizon', '--min-train', '--top', '--weights', '--candidates', '--margin', '--min-origins', '--pool', '--no-intermittent', '--dump', '--help'];
+  const known = ['--limit', '--peer-minutes', '--no-r', '--no-python', '--no-install', '--fresh-peers', '--no-doc', '--doc', '--threads', '--score', '--origins', '--step', '--horizon', '--min-train', '--top', '--weights', '--candidates', '--margin', '--min-origins', '--pool', '--no-intermittent', '--no-weekly', '--dump', '--help'];
   for (const a of argv) if (a.startsWith('--') && !known.includes(a)) throw new Error(`unknown option ${a} (known: ${known.join(' ')})`);
   if (argv.includes('--help')) {
     process.stdout.write(fs.readFileSync(__filename, 'utf8').split('*/')[0].replace(/^\/\*\*?|^ \* ?/gm, '') + '\n');
@@ -226,6 +232,7 @@ function parseArgs(argv: string[]): Args {
     doc: argv.includes('--doc') || (limit === null && !argv.includes('--no-doc')),
     threads: num('--threads') ?? Math.max(1, os.availableParallelism()),
     intermittent: !argv.includes('--no-intermittent'),
+    weekly: !argv.includes('--no-weekly'),
     dump: value('--dump') ?? null,
     cfg: {
       score: (value('--score') as MetricName) ?? 'mase',
@@ -659,6 +666,9 @@ function main(): Promise<void> {
     const coverage = peerVerdicts.map((v) => `${v.peer}: ${int(v.subset.length)} of ${int(indices.length)} series (${GROUPS.map((g) => `${g} ${v.subset.filter((i) => series[i].period === g).length}`).filter((x) => !x.endsWith(' 0')).join(', ')})`).join('; ');
 
     const inter = args.intermittent ? intermittentStudy() : null;
+    const weekly = args.weekly ? weeklyArimaStudy() : null;
+    const weeklyHead = ['seed', 'final estimation', 'series', 'seasonal models', 'MASE', 'sMAPE', 'coverage 90 %', 'MSIS', 'CPU ms per series'];
+    const weeklyRows = (weekly ?? []).map((r) => [String(r.seed), r.variant, int(r.series), int(r.seasonalModels), fixed(r.mase, 4), fixed(r.smape, 2), fixed(r.coverage90, 4), fixed(r.msis, 3), fixed(r.cpuMsPerSeries, 1)]);
     const verdict = peerVerdicts.length
       ? `${beats ? 'yes' : 'no'} — ${peerVerdicts
           .map((v) => `${v.beats ? 'beats' : 'does not beat'} every ${v.peer} method on its ${int(v.subset.length)} series: tournament sMAPE ${fixed(v.t[0], 2)} vs best ${v.peer} ${v.bestS.c.label} ${fixed(v.bestS.m[0], 2)}, MASE ${fixed(v.t[1], 3)} vs best ${v.peer} ${v.bestM.c.label} ${fixed(v.bestM.m[1], 3)}`)
@@ -685,6 +695,7 @@ function main(): Promise<void> {
       text.push('', 'Intermittent methods on series with a known process (13-week horizon):');
       text.push(textTable(['source', 'method', 'MASE', 'bias %', '|error| vs truth %'], inter.rows.map((r) => [r.source.split(' (')[0], r.method, fixed(r.mase, 3), fixed(r.biasPct, 1), fixed(r.maeTruthPct, 1)]), ['l', 'l', 'r', 'r', 'r']));
     }
+    if (weekly) text.push('', 'Weekly ARIMA, fit 156 weeks, forecast 52 (generated smooth + erratic series):', textTable(weeklyHead, weeklyRows, weeklyHead.map((_, i) => (i < 2 ? 'l' : 'r'))));
     process.stdout.write(text.join('\n') + '\n');
 
     const outDir = path.join(REPO_ROOT, 'bench', 'out');
@@ -692,7 +703,7 @@ function main(): Promise<void> {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     fs.writeFileSync(
       path.join(outDir, `accuracy-${stamp}.json`),
-      JSON.stringify({ cfg: args.cfg, indices: indices.length, means: means.map((m) => ({ label: m.col.label, impl: m.col.impl, failed: m.col.failed, groups: m.g })), choices: Object.fromEntries(chosen), intermittent: inter?.rows }, null, 1),
+      JSON.stringify({ cfg: args.cfg, indices: indices.length, means: means.map((m) => ({ label: m.col.label, impl: m.col.impl, failed: m.col.failed, groups: m.g })), choices: Object.fromEntries(chosen), intermittent: inter?.rows, weekly }, null, 1),
     );
 
     if (args.doc) {
@@ -726,6 +737,14 @@ function main(): Promise<void> {
         md.push('', '**Intermittent demand with a known process** (13-week horizon; croston/sba/tsb defaults α = β = 0.1):', '');
         md.push(markdownTable(['series', 'method', 'MASE', 'bias vs truth %', '|error| vs truth %'], inter.rows.map((r) => [r.source, r.method, fixed(r.mase, 3), fixed(r.biasPct, 1), fixed(r.maeTruthPct, 1)]), ['l', 'l', 'r', 'r', 'r']));
         md.push('', ...inter.notes);
+      }
+      if (weekly) {
+        md.push(
+          '',
+          '**Weekly ARIMA: keeping the search\'s CSS estimates of a period-52 seasonal model against R\'s exact-likelihood refit** (bench/lib/weeklyArimaStudy.ts; M1 has no weekly series). The generator\'s smooth and erratic series, 208 weeks: auto ARIMA fits the first 156 weeks (the first length at which a seasonal ARMA term at period 52 is allowed) and forecasts the last 52; MASE and MSIS (M4\'s scaled interval score, lower is better) on the in-sample seasonal-naive scale. Only the final estimation of a model with a seasonal ARMA term differs between the variants (and, when R’s refit fails, which model it falls back to).',
+          '',
+          markdownTable(weeklyHead, weeklyRows, weeklyHead.map((_, i) => (i < 2 ? 'l' : 'r'))),
+        );
       }
       const doc = path.join(REPO_ROOT, 'docs', 'BENCHMARKS.md');
       replaceBlock(doc, 'bench:forecast-accuracy', md.join('\n'), { skeleton: '# Benchmarks\n', heading: '## Forecast accuracy' });

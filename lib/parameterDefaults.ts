@@ -62,6 +62,11 @@ export const METHOD_HYPERPARAMS: Record<string, ParameterTypeCatalogue> = {
   optimized_theta: {},
   arima: {
     ic: { default: 'aicc', schema: { type: 'string', enum: ['aicc', 'aic', 'bic'] }, description: 'Information criterion of the automatic order search.' },
+    long_seasonal_method: {
+      default: 'CSS',
+      schema: { type: 'string', enum: ['CSS', 'CSS-ML', 'ML'] },
+      description: "Estimation of a chosen model with a seasonal term at a period above 12 (weekly): CSS keeps the search's estimates, CSS-ML is R's exact-likelihood refit (docs/FORECASTING.md).",
+    },
   },
   croston: {
     alpha: { default: null, schema: nullable(unitOpen), description: 'Smoothing weight of sizes and intervals in (0, 1); null: 0.1.' },

@@ -39,8 +39,12 @@
  *
  * Deviations from R (deliberate):
  * - Long periods (m > 12, weekly m = 52): at most one seasonal ARMA term, P + Q <= 1 (params.maxSeasonalTermsLong),
- *   on top of R's n >= 3m; R would also try (1,D,1)[52]. params.longSeasonalMethod 'CSS' keeps the CSS estimates of
- *   such a model instead of the CSS-ML refit (faster, slightly worse intervals in our measurement).
+ *   on top of R's n >= 3m; R would also try (1,D,1)[52]. A winner with such a term keeps the CSS estimates of the
+ *   search (params.longSeasonalMethod, default 'CSS'; 'CSS-ML' is R's exact-likelihood refit). The refit of a
+ *   53-wide state, often crawling along the flat ridge of near-cancelling AR and MA roots for its 100 iterations, was
+ *   half of auto ARIMA's time on 156 weekly points, and out of sample it does not pay: bench:accuracy's weekly study
+ *   (docs/BENCHMARKS.md) scores both on generated weekly series, with equal MASE and a better interval score for CSS.
+ *   The σ² of a CSS fit divides by the residuals it has (n − p − Pm − npar + 1), not by n as myarima does.
  * - When the ML refit of the approximated winner fails we take the next model in the CSS ranking (R reruns the whole
  *   search without approximation); when no model can be fitted we fall back to ARIMA(0,d,0)(0,D,0) (R stops).
  * - sigma2 omits R's artefact of the diffuse prior: R's first d + Dm standardised residuals are ≈ y_t/√κ (≈ y_t/1000)
@@ -1039,10 +1043,13 @@ function fitModel(
   let aic: number;
   let ssqResid: number;
   let sigma2ml: number;
+  // residuals behind ssqResid: CSS conditions on the first p + Pm values
+  let used = nw;
   if (method === 'CSS' && !fixed) {
     const res = work.css(w, mu, ncond);
     const s2 = res.ssq / res.nu;
     ssqResid = res.ssq;
+    used = res.nu;
     sigma2ml = s2;
     loglik = -0.5 * (nw * Math.log(s2) + nw + nw * LOG_2PI);
     aic = offset + nstar * Math.log(s2) + 2 * npar;
@@ -1071,7 +1078,9 @@ function fitModel(
     minroot = Math.min(minroot, Math.pow(minRootModulus(coef.subarray(p + q + P, p + q + P + Q), 1), 1 / m));
   }
   if (minroot < 1 + 1e-2) ic = Infinity;
-  const sigma2 = nstar - npar + 1 > 0 ? ssqResid / (nstar - npar + 1) : ssqResid / Math.max(nstar, 1);
+  // myarima divides by n* − npar + 1 for every method; for a CSS fit that counts the ncond conditioning values, which
+  // have no residual, and understates σ² (by a third for a seasonal AR at m = 52 on 156 weeks), so those are left out
+  const sigma2 = used - npar + 1 > 0 ? ssqResid / (used - npar + 1) : ssqResid / Math.max(used, 1);
   return { stateReady: false, o, constant, coef, mu, sigma2, sigma2ml, loglik, aic, aicc, bic, ic, method, converged, work, w };
 }
 
@@ -1519,7 +1528,7 @@ export interface AutoArimaSettings {
   /** cap on P + Q for periods above 12 (our deviation from R; R has none) */
   maxSeasonalTermsLong: number;
   ic: InformationCriterion;
-  /** estimation of the final model when m > 12 and it has seasonal ARMA terms (our deviation; R: CSS-ML) */
+  /** estimation of the final model when m > 12 and it has seasonal ARMA terms (our deviation, default CSS; R: CSS-ML) */
   longSeasonalMethod: ArimaMethod;
   stepwise: boolean;
   approximation: boolean | undefined;
@@ -1540,7 +1549,7 @@ const DEFAULTS: AutoArimaSettings = {
   maxSD: 1,
   maxSeasonalTermsLong: 1,
   ic: 'aicc',
-  longSeasonalMethod: 'CSS-ML',
+  longSeasonalMethod: 'CSS',
   stepwise: true,
   approximation: undefined,
   method: undefined,
@@ -1566,7 +1575,7 @@ function settingsFrom(params: Record<string, number | string | boolean> | undefi
   const ic = params.ic;
   if (ic === 'aic' || ic === 'aicc' || ic === 'bic') s.ic = ic;
   s.stepwise = bool('stepwise') ?? s.stepwise;
-  const lsm = params.longSeasonalMethod;
+  const lsm = params.longSeasonalMethod ?? params.long_seasonal_method;
   if (lsm === 'CSS' || lsm === 'ML' || lsm === 'CSS-ML') s.longSeasonalMethod = lsm;
   s.approximation = bool('approximation') ?? s.approximation;
   const meth = params.method;
@@ -1737,8 +1746,8 @@ export function autoArimaSelect(yIn: ArrayLike<number>, period: number, params?:
     const ranked = [...cache.values()].filter((f): f is FittedArima => !!f && f.ic < Infinity).sort((a, b) => a.ic - b.ic);
     best = null;
     for (const cand of ranked) {
-      // long seasonal periods: settings.longSeasonalMethod (default CSS-ML as R; 'CSS' keeps the search estimates,
-      // which saves the exact-likelihood refit of a 50+-wide state)
+      // long seasonal periods: settings.longSeasonalMethod (default 'CSS' keeps the search estimates; see the module
+      // comment)
       const longSeasonal = m > 12 && cand.o.P + cand.o.Q > 0;
       const method = longSeasonal ? s.longSeasonalMethod : finalMethod;
       if (method === 'CSS') {
@@ -1802,8 +1811,11 @@ export const autoArima: Forecaster = (yIn, h, opts: ForecastOptions) => {
     const m = opts.period > 1 ? Math.round(opts.period) : 1;
     // the differenced series must keep enough points for the model's parameters
     if (y.length - order[1] - seasonal[1] * m > order[0] + order[2] + seasonal[0] + seasonal[2] + 2) {
+      // estimated as the search's final model would be (a long-period seasonal term keeps its CSS estimates)
+      const s = settingsFrom(opts.params);
+      const method = m > 12 && seasonal[0] + seasonal[2] > 0 ? s.longSeasonalMethod : (s.method ?? 'CSS-ML');
       try {
-        const r = arima(y, h, { order, seasonal, period: opts.period, includeConstant: opts.params?.include_constant === true, level: opts.level });
+        const r = arima(y, h, { order, seasonal, period: opts.period, includeConstant: opts.params?.include_constant === true, level: opts.level, method });
         r.method = 'auto_arima';
         r.params.specification = 'pinned';
         return r;

@@ -188,6 +188,36 @@ describe('autoArima', () => {
     expectValid(r, 52);
   });
 
+  it('a weekly seasonal winner keeps its CSS estimates unless longSeasonalMethod asks for R’s ML refit', () => {
+    const u = rng(53);
+    const y = Array.from({ length: 156 }, (_, t) => 100 + 25 * Math.sin((2 * Math.PI * t) / 52) + 6 * normal(u));
+    const css = autoArimaSelect(y, 52).fit!;
+    expect(css.o.P + css.o.Q).toBe(1);
+    expect(css.method).toBe('CSS');
+    // the per-series hyperparameter arima.long_seasonal_method arrives in snake case
+    const ml = autoArimaSelect(y, 52, { long_seasonal_method: 'CSS-ML' }).fit!;
+    expect(ml.o).toEqual(css.o);
+    expect(ml.method).toBe('CSS-ML');
+    // same model, different estimator: the coefficients differ, but not by much on 156 points
+    expect(Array.from(ml.coef)).not.toEqual(Array.from(css.coef));
+    for (let i = 0; i < css.coef.length; i++) expect(Math.abs(ml.coef[i] - css.coef[i])).toBeLessThan(0.5 * Math.max(1, Math.abs(ml.coef[i])));
+    // a pinned refit of that specification is estimated the same way
+    const pinned = autoArima(y, 4, { period: 52, level: 0.9, params: { order: `${css.o.p},${css.o.d},${css.o.q}`, seasonal_order: `${css.o.P},${css.o.D},${css.o.Q}`, include_constant: css.constant } });
+    expect(pinned.params.method).toBe('CSS');
+    expect(pinned.params.specification).toBe('pinned');
+  });
+
+  it('the σ² of a CSS fit divides by the residuals it has, not by n', () => {
+    const y = ar1Series();
+    const r = arima(y, 1, { order: [1, 0, 0], method: 'CSS' });
+    const phi = r.params.ar1 as number;
+    const mu = r.params.mean as number;
+    let ssq = 0;
+    for (let t = 1; t < y.length; t++) ssq += ((y[t] - mu) - phi * (y[t - 1] - mu)) ** 2;
+    // n − ncond residuals, npar = 2 coefficients + σ²
+    expect(r.params.sigma2 as number).toBeCloseTo(ssq / (y.length - 1 - 3 + 1), 10);
+  });
+
   it('is deterministic', () => {
     const y = seasonalMonthly();
     const a = autoArima(y, 6, { period: 12, level: 0.8 });
