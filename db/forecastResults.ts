@@ -9,7 +9,9 @@
 import { finiteOrNull } from '../activities/forecast/steps/prepare';
 import type { SeriesKey } from './etl';
 import { sql, type Tx } from './pool';
-import { floatArrayLiteral, nanIfNull, uniqueId } from './seriesResults';
+import type { TypeNameIdentifier } from 'slonik';
+import { floatSlice, packedColumns, packFloatColumn, SLICE_TYPES, sliceNames, sliceOf, type PackedFloatColumn } from './floatColumns';
+import { nanIfNull, uniqueId } from './seriesResults';
 import { keysIn } from './seriesSteps';
 
 function groupBy<T extends SeriesKey>(rows: readonly T[]): Map<string, T[]> {
@@ -144,11 +146,36 @@ async function insertForecasts(tx: Tx, pipelineId: number, rows: readonly Foreca
   if (!rows.length) return;
   await tx.query(sql.unsafe`
     INSERT INTO forecast_results (pipeline_id, item_id, site_id, method, scenario_id, start_week, yhat, yhat_lower, yhat_upper, level, params, job_id)
-    SELECT ${pipelineId}, u.item_id, u.site_id, u.method, u.scenario_id, u.start_week, u.yhat::float8[], u.lo::float8[], u.hi::float8[], u.level, u.params::jsonb, ${jobId}
-    FROM ${sql.unnest(
-      rows.map((r) => [r.item_id, r.site_id, r.method, r.scenario_id, r.start_week, floatArrayLiteral(r.yhat), floatArrayLiteral(r.yhat_lower), floatArrayLiteral(r.yhat_upper), r.level, JSON.stringify(r.params)]),
-      ['int4', 'int4', 'text', 'int4', 'date', 'text', 'text', 'text', 'float8', 'text'],
-    )} AS u(item_id, site_id, method, scenario_id, start_week, yhat, lo, hi, level, params)`);
+    SELECT ${pipelineId}, u.item_id, u.site_id, u.method, u.scenario_id, u.start_week, ${floatSlice('yhat')}, ${floatSlice('lo')}, ${floatSlice('hi')}, u.level, u.params::jsonb, ${jobId}
+    ${bandsFrom(
+      rows,
+      (r) => [r.item_id, r.site_id, r.method, r.scenario_id, r.start_week, r.level, JSON.stringify(r.params)],
+      ['int4', 'int4', 'text', 'int4', 'date', 'float8', 'text'],
+      ['item_id', 'site_id', 'method', 'scenario_id', 'start_week', 'level', 'params'],
+    )}`);
+}
+
+/**
+ * `FROM unnest(…) AS u(…), (packed columns) AS f` for rows with a forecast band (yhat, lo, hi) and optionally
+ * `actual`: the rows' other columns from `scalars`, their arrays packed in binary (db/floatColumns.ts).
+ */
+function bandsFrom<R extends { yhat: ArrayLike<number>; yhat_lower: ArrayLike<number>; yhat_upper: ArrayLike<number>; actual?: ArrayLike<number> | null }>(
+  rows: readonly R[],
+  scalars: (r: R) => unknown[],
+  types: readonly string[],
+  names: readonly string[],
+  withActual = false,
+) {
+  const columns: Array<readonly [string, PackedFloatColumn]> = [
+    ['yhat', packFloatColumn(rows.map((r) => r.yhat))],
+    ['lo', packFloatColumn(rows.map((r) => r.yhat_lower))],
+    ['hi', packFloatColumn(rows.map((r) => r.yhat_upper))],
+    ...(withActual ? [['actual', packFloatColumn(rows.map((r) => r.actual ?? null))] as const] : []),
+  ];
+  const tuples = rows.map((r, i) => [...scalars(r), ...columns.flatMap(([, c]) => sliceOf(c, i))]);
+  const allTypes = [...types, ...columns.flatMap(() => SLICE_TYPES)];
+  const allNames = [...names, ...columns.flatMap(([name]) => sliceNames(name))];
+  return sql.fragment`FROM ${sql.unnest(tuples, allTypes as TypeNameIdentifier[])} AS u(${sql.join(allNames.map((n) => sql.identifier([n])), sql.fragment`, `)}), ${packedColumns(columns)}`;
 }
 
 /** Forecast step: replaces every forecast_results row (every method) of the chunk's series for the pipeline. */
@@ -183,11 +210,8 @@ async function insertOrigins(tx: Tx, pipelineId: number, kind: 'window' | 'origi
   if (!rows.length) return;
   await tx.query(sql.unsafe`
     INSERT INTO backtest_forecasts (pipeline_id, item_id, site_id, kind, method, origin_week, yhat, yhat_lower, yhat_upper, actual, job_id)
-    SELECT ${pipelineId}, u.item_id, u.site_id, ${kind}, u.method, u.origin_week, u.yhat::float8[], u.lo::float8[], u.hi::float8[], u.actual::float8[], ${jobId}
-    FROM ${sql.unnest(
-      rows.map((r) => [r.item_id, r.site_id, r.method, r.origin_week, floatArrayLiteral(r.yhat), floatArrayLiteral(r.yhat_lower), floatArrayLiteral(r.yhat_upper), r.actual ? floatArrayLiteral(r.actual) : null]),
-      ['int4', 'int4', 'text', 'date', 'text', 'text', 'text', 'text'],
-    )} AS u(item_id, site_id, method, origin_week, yhat, lo, hi, actual)`);
+    SELECT ${pipelineId}, u.item_id, u.site_id, ${kind}, u.method, u.origin_week, ${floatSlice('yhat')}, ${floatSlice('lo')}, ${floatSlice('hi')}, ${floatSlice('actual')}, ${jobId}
+    ${bandsFrom(rows, (r) => [r.item_id, r.site_id, r.method, r.origin_week], ['int4', 'int4', 'text', 'date'], ['item_id', 'site_id', 'method', 'origin_week'], true)}`);
 }
 
 /** Backtest step: replaces the metrics (every method, the combination's too) and the 'window' forecasts of the chunk's series. */
