@@ -6,8 +6,9 @@
  * retried chunk writes the same rows again.
  *
  * Arrays of arrays cannot travel through `unnest` (PostgreSQL would flatten them), so each row's float8[] / text[]
- * travels as an array literal and each jsonb value as JSON text, both cast in SQL. A NULL element of a float8[] (a
- * closed week, a week whose actual is not known yet) is NaN in memory.
+ * here travels as an array literal and each jsonb value as JSON text, both cast in SQL; the forecasting tables, with
+ * far more arrays, pack theirs in binary instead (db/floatColumns.ts). A NULL element of a float8[] (a closed week, a
+ * week whose actual is not known yet) is NaN in memory.
  */
 import type { Fit } from '../activities/distribution/engine';
 import { finiteOrNull, type CorrectedInput } from '../activities/forecast/steps/prepare';
