@@ -36,12 +36,34 @@ function scopeSql(scope: RunScope) {
   return sql.join(parts, sql.fragment` AND `);
 }
 
-/** The scope's series in key order, cut into chunks of chunkSize: only each chunk's first and last key are returned. */
-export async function scopeChunks(tx: Tx, scope: RunScope, chunkSize: number): Promise<SeriesChunk[]> {
+/** Chunks at least this large get a tapered end (scopeChunks). */
+export const TAPER_MIN_CHUNK = 100;
+
+/**
+ * The scope's series in key order, cut into chunks of chunkSize: only each chunk's first and last key are returned.
+ *
+ * Tapered end: a step lasts until its last chunk ends, and the lanes (`lanes` chunks run at once) finish their last
+ * full chunk at scattered times, so the step would end up to one chunk's time after the first lane goes idle. When
+ * there are more than 2 × lanes full chunks of at least TAPER_MIN_CHUNK series, the last lanes × chunkSize series
+ * (plus the remainder) are cut into quarter-size chunks, which the lanes share out as they free up.
+ */
+export async function scopeChunks(tx: Tx, scope: RunScope, chunkSize: number, lanes = 1): Promise<SeriesChunk[]> {
+  const small = Math.max(1, Math.ceil(chunkSize / 4));
+  const taper = chunkSize >= TAPER_MIN_CHUNK;
   const rows = (await tx.any(sql.unsafe`
-    WITH numbered AS (
-      SELECT item_id, site_id, (row_number() OVER (ORDER BY item_id, site_id) - 1) / ${chunkSize} AS chunk
+    WITH ranked AS (
+      SELECT item_id, site_id, row_number() OVER (ORDER BY item_id, site_id) - 1 AS rn, count(*) OVER () AS total
       FROM series s WHERE ${scopeSql(scope)}
+    ),
+    bounds AS (
+      SELECT r.*, CASE WHEN ${taper}::boolean AND r.total > ${2 * lanes * chunkSize}::int8
+        THEN ((r.total - ${lanes * chunkSize}::int8) / ${chunkSize}::int8) * ${chunkSize}::int8 ELSE r.total END AS tail_start
+      FROM ranked r
+    ),
+    numbered AS (
+      SELECT item_id, site_id,
+        CASE WHEN rn < tail_start THEN rn / ${chunkSize}::int8 ELSE tail_start / ${chunkSize}::int8 + (rn - tail_start) / ${small}::int8 END AS chunk
+      FROM bounds
     )
     SELECT chunk, count(*)::int AS count,
       (array_agg(item_id ORDER BY item_id, site_id))[1] AS from_item, (array_agg(site_id ORDER BY item_id, site_id))[1] AS from_site,

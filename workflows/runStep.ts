@@ -117,7 +117,7 @@ async function runSeriesStep(input: RunStepInput): Promise<StepResult> {
     accountId: input.accountId, jobId: input.jobId, step: input.step, pipelineId: input.pipelineId, scenarioId: input.scenarioId,
     segmentId: input.segmentId, series: input.series ?? null, methods: input.methods ?? null,
   };
-  const plan = await work.seriesStepPlan({ ...base, chunkSize: settings.chunkSize });
+  const plan = await work.seriesStepPlan({ ...base, chunkSize: settings.chunkSize, lanes: settings.nWorkers });
   const compute = computeActivities();
   let done = 0;
   const progress: Promise<void>[] = [];

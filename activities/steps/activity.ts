@@ -43,10 +43,10 @@ function scopeOf(input: SeriesStepInput): RunScope {
 /** The chunked per-series steps: plan the chunks, run one chunk, finalise. runStep drives them for every such step. */
 export function createSeriesStepActivities({ db }: { db: Db }) {
   return {
-    async seriesStepPlan(input: SeriesStepInput & { chunkSize: number }): Promise<SeriesStepPlan> {
+    async seriesStepPlan(input: SeriesStepInput & { chunkSize: number; lanes?: number }): Promise<SeriesStepPlan> {
       handlerOf(input.step);
       return withTenant(db, input.accountId, async (tx) => {
-        const chunks = await scopeChunks(tx, scopeOf(input), input.chunkSize);
+        const chunks = await scopeChunks(tx, scopeOf(input), input.chunkSize, input.lanes ?? 1);
         const total = chunks.reduce((n, c) => n + c.count, 0);
         await appendLog(tx, input.jobId, total ? `${input.step}: ${total} series in ${chunks.length} chunks` : `${input.step}: no series with weekly history in scope (run etl first)`);
         return { total, chunks };

@@ -1,0 +1,44 @@
+import { createAccount } from '../../db/accounts';
+import { openPool, sql, withTenant, type Db } from '../../db/pool';
+import { scopeChunks } from '../../db/seriesSteps';
+
+let db: Db;
+let accountId: string;
+const scope = { pipelineId: 0, segmentId: null, keys: null };
+
+beforeAll(async () => {
+  db = await openPool(process.env.DATABASE_URL!, 2);
+  accountId = (await createAccount(db, process.env.DATABASE_URL!, `scope-chunks-${Date.now()}`)).id;
+  // 2,150 series: 43 items × 50 sites
+  await withTenant(db, accountId, async (tx) => {
+    await tx.query(sql.unsafe`INSERT INTO items (xuid, name) SELECT 'i' || g, 'item ' || g FROM generate_series(1, 43) g`);
+    await tx.query(sql.unsafe`INSERT INTO sites (xuid, name) SELECT 's' || g, 'site ' || g FROM generate_series(1, 50) g`);
+    // n_observations: the etl step has built their weekly history, which puts them in a step's scope
+    await tx.query(sql.unsafe`INSERT INTO series (item_id, site_id, n_observations) SELECT i.id, s.id, 156 FROM items i CROSS JOIN sites s`);
+  });
+});
+afterAll(async () => {
+  await db.end();
+});
+
+const plan = (chunkSize: number, lanes: number) => withTenant(db, accountId, (tx) => scopeChunks(tx, scope, chunkSize, lanes));
+
+test('the last lanes × chunk_size series (and the remainder) come in quarter-size chunks, in key order', async () => {
+  const chunks = await plan(200, 2);
+  // full chunks up to ((2150 − 400) / 200) · 200 = 1,600 series, then 550 series in chunks of 50
+  expect(chunks.map((c) => c.count)).toEqual([...Array(8).fill(200), ...Array(11).fill(50)]);
+  expect(chunks.reduce((n, c) => n + c.count, 0)).toBe(2150);
+  for (let i = 1; i < chunks.length; i++) {
+    const prev = chunks[i - 1].to;
+    const next = chunks[i].from;
+    expect(next.item_id > prev.item_id || (next.item_id === prev.item_id && next.site_id > prev.site_id)).toBe(true);
+  }
+});
+
+test('no taper for small chunks or when there are few chunks per lane', async () => {
+  expect((await plan(50, 2)).map((c) => c.count)).toEqual([...Array(43).fill(50)]);
+  expect((await plan(500, 4)).map((c) => c.count)).toEqual([500, 500, 500, 500, 150]);
+  expect((await plan(1000, 2)).map((c) => c.count)).toEqual([1000, 1000, 150]);
+  // one lane: the last 1,000 series and the remainder are cut
+  expect((await plan(1000, 1)).map((c) => c.count)).toEqual([1000, 250, 250, 250, 250, 150]);
+});
