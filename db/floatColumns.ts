@@ -13,6 +13,7 @@
  * known yet) travels as NaN and becomes NULL again in SQL, only in the rows that have one, exactly as the text
  * literals stored it. A null array (length −1) stays NULL.
  */
+import type { TypeNameIdentifier } from 'slonik';
 import { sql } from './pool';
 
 const FLOAT8_OID = 701;
@@ -70,28 +71,33 @@ export function packFloatColumn(arrays: ReadonlyArray<ArrayLike<number> | null>)
   return { data, offsets, lengths, missing };
 }
 
+const SLICE_TYPES = ['int4', 'int4', 'bool'] as const;
+
+/** The unnest columns that carry a packed column's offset, length and missing flag for each row. */
+const sliceNames = (name: string): string[] => [`${name}_off`, `${name}_len`, `${name}_gap`];
+
 /**
- * `(SELECT <data>::float8[] AS <name>, …) AS f`: the packed columns, each sent once, to join with the unnest of the
- * rows (which carries each column's `<name>_off`, `<name>_len` and `<name>_gap`, floatSliceColumns).
+ * `FROM unnest(…) AS u(…), (SELECT <packed>::float8[] AS <name>, …) AS f`: row i of the unnest carries
+ * `scalars[i]` (columns `names` of types `types`) and, for each packed column, its slice of that row; each packed
+ * column is sent once. Select a row's array with floatSlice(name).
  */
-export function packedColumns(columns: ReadonlyArray<readonly [string, PackedFloatColumn]>) {
-  return sql.fragment`(SELECT ${sql.join(
+export function rowsWithPackedColumns(
+  scalars: ReadonlyArray<readonly unknown[]>,
+  types: readonly TypeNameIdentifier[],
+  names: readonly string[],
+  columns: ReadonlyArray<readonly [string, PackedFloatColumn]>,
+) {
+  const tuples = scalars.map((row, i) => [...row, ...columns.flatMap(([, c]) => [c.offsets[i], c.lengths[i], c.missing[i]])]);
+  const allTypes = [...types, ...columns.flatMap(() => SLICE_TYPES)];
+  const allNames = [...names, ...columns.flatMap(([name]) => sliceNames(name))];
+  const packed = sql.join(
     columns.map(([name, c]) => sql.fragment`${sql.binary(c.data)}::float8[] AS ${sql.identifier([name])}`),
     sql.fragment`, `,
-  )}) AS f`;
+  );
+  return sql.fragment`FROM ${sql.unnest(tuples, allTypes)} AS u(${sql.join(allNames.map((n) => sql.identifier([n])), sql.fragment`, `)}), (SELECT ${packed}) AS f`;
 }
 
-/** The unnest values of one row of a packed column: offset, length, missing flag (int4, int4, bool). */
-export function sliceOf(c: PackedFloatColumn, row: number): [number, number, boolean] {
-  return [c.offsets[row], c.lengths[row], c.missing[row]];
-}
-
-export const SLICE_TYPES = ['int4', 'int4', 'bool'] as const;
-
-/** The names of the unnest columns sliceOf fills for column `name`. */
-export const sliceNames = (name: string): string[] => [`${name}_off`, `${name}_len`, `${name}_gap`];
-
-/** One row's array of packed column `name` (from packedColumns `f` and the row's unnest `u`). */
+/** One row's array of packed column `name` (rowsWithPackedColumns' `f` and `u`). */
 export function floatSlice(name: string) {
   const whole = sql.identifier(['f', name]);
   const [o, n, g] = sliceNames(name).map((x) => sql.identifier(['u', x]));

@@ -10,7 +10,7 @@ import { finiteOrNull } from '../activities/forecast/steps/prepare';
 import type { SeriesKey } from './etl';
 import { sql, type Tx } from './pool';
 import type { TypeNameIdentifier } from 'slonik';
-import { floatSlice, packedColumns, packFloatColumn, SLICE_TYPES, sliceNames, sliceOf, type PackedFloatColumn } from './floatColumns';
+import { floatSlice, packFloatColumn, rowsWithPackedColumns, type PackedFloatColumn } from './floatColumns';
 import { nanIfNull, uniqueId } from './seriesResults';
 import { keysIn } from './seriesSteps';
 
@@ -156,13 +156,13 @@ async function insertForecasts(tx: Tx, pipelineId: number, rows: readonly Foreca
 }
 
 /**
- * `FROM unnest(…) AS u(…), (packed columns) AS f` for rows with a forecast band (yhat, lo, hi) and optionally
- * `actual`: the rows' other columns from `scalars`, their arrays packed in binary (db/floatColumns.ts).
+ * The FROM clause of rows with a forecast band (yhat, lo, hi) and optionally `actual`: the other columns from
+ * `scalars`, the arrays packed in binary (db/floatColumns.ts).
  */
 function bandsFrom<R extends { yhat: ArrayLike<number>; yhat_lower: ArrayLike<number>; yhat_upper: ArrayLike<number>; actual?: ArrayLike<number> | null }>(
   rows: readonly R[],
   scalars: (r: R) => unknown[],
-  types: readonly string[],
+  types: readonly TypeNameIdentifier[],
   names: readonly string[],
   withActual = false,
 ) {
@@ -172,10 +172,7 @@ function bandsFrom<R extends { yhat: ArrayLike<number>; yhat_lower: ArrayLike<nu
     ['hi', packFloatColumn(rows.map((r) => r.yhat_upper))],
     ...(withActual ? [['actual', packFloatColumn(rows.map((r) => r.actual ?? null))] as const] : []),
   ];
-  const tuples = rows.map((r, i) => [...scalars(r), ...columns.flatMap(([, c]) => sliceOf(c, i))]);
-  const allTypes = [...types, ...columns.flatMap(() => SLICE_TYPES)];
-  const allNames = [...names, ...columns.flatMap(([name]) => sliceNames(name))];
-  return sql.fragment`FROM ${sql.unnest(tuples, allTypes as TypeNameIdentifier[])} AS u(${sql.join(allNames.map((n) => sql.identifier([n])), sql.fragment`, `)}), ${packedColumns(columns)}`;
+  return rowsWithPackedColumns(rows.map(scalars), types, names, columns);
 }
 
 /** Forecast step: replaces every forecast_results row (every method) of the chunk's series for the pipeline. */

@@ -37,7 +37,7 @@ function scopeSql(scope: RunScope) {
 }
 
 /** Chunks at least this large get a tapered end (scopeChunks). */
-export const TAPER_MIN_CHUNK = 100;
+const TAPER_MIN_CHUNK = 100;
 
 /**
  * The scope's series in key order, cut into chunks of chunkSize: only each chunk's first and last key are returned.

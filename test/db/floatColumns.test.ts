@@ -1,4 +1,4 @@
-import { floatSlice, packedColumns, packFloatColumn, SLICE_TYPES, sliceNames, sliceOf } from '../../db/floatColumns';
+import { floatSlice, packFloatColumn, rowsWithPackedColumns } from '../../db/floatColumns';
 import { openPool, sql, type Db } from '../../db/pool';
 
 let db: Db;
@@ -14,8 +14,7 @@ async function roundTrip(rows: Array<ArrayLike<number> | null>): Promise<Array<A
   const col = packFloatColumn(rows);
   const result = await db.any(sql.unsafe`
     SELECT u.i, ${floatSlice('v')} AS v
-    FROM ${sql.unnest(rows.map((_, i) => [i, ...sliceOf(col, i)]), ['int4', ...SLICE_TYPES])} AS u(i, ${sql.join(sliceNames('v').map((n) => sql.identifier([n])), sql.fragment`, `)}),
-      ${packedColumns([['v', col]])}
+    ${rowsWithPackedColumns(rows.map((_, i) => [i]), ['int4'], ['i'], [['v', col]])}
     ORDER BY u.i`);
   return result.map((r) => r.v as Array<number | null> | null);
 }
