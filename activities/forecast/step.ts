@@ -122,15 +122,20 @@ async function logSkipped(run: StepRun, step: string, skipped: string[]): Promis
   return `${skipped.length} skipped`;
 }
 
+/** An interval bound with non-finite values replaced by the mean (a plain loop: Float64Array.from with a map is ~20× slower). */
+function boundOrMean(bound: ArrayLike<number>, mean: ArrayLike<number>): Float64Array {
+  const out = new Float64Array(bound.length);
+  for (let i = 0; i < bound.length; i++) out[i] = Number.isFinite(bound[i]) ? bound[i] : mean[i];
+  return out;
+}
+
 /** The engine's forecast of `steps` open weeks, or the reason it could not be made. */
 function engineForecast(method: string, y: Float64Array, steps: number, opts: ForecastOptions): { band: Band; params: ForecastResult['params'] } | { error: string } {
   if (steps === 0) return { band: { mean: [], lower: [], upper: [] }, params: {} };
   try {
     const r = runMethod(method, y, steps, opts);
     if (r.mean.length !== steps || !allFinite(r.mean)) return { error: 'non-finite forecast' };
-    const lower = Float64Array.from(r.lower, (v, i) => (Number.isFinite(v) ? v : r.mean[i]));
-    const upper = Float64Array.from(r.upper, (v, i) => (Number.isFinite(v) ? v : r.mean[i]));
-    return { band: { mean: r.mean, lower, upper }, params: r.params };
+    return { band: { mean: r.mean, lower: boundOrMean(r.lower, r.mean), upper: boundOrMean(r.upper, r.mean) }, params: r.params };
   } catch (e) {
     return { error: (e as Error).message };
   }

@@ -11,6 +11,7 @@
  */
 import { maseScale, smape } from '../../activities/forecast/engine/metrics';
 import { runMethod } from '../../activities/forecast/engine/registry';
+import { mean } from '../../activities/forecast/engine/stats';
 import { createDemoPlan, demandBySeries } from '../../scripts/demoData/generator';
 
 const FIT_WEEKS = 156;
@@ -44,8 +45,6 @@ export function weeklyStudySeries(seed: number, target: number): Float64Array[] 
   }
   return out;
 }
-
-const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
 /** One variant over the series: the scores of its 52-week forecasts from the first 156 weeks. */
 export function scoreWeeklyArima(series: readonly Float64Array[], variant: string, params: Record<string, string>): WeeklyArimaRow {
