@@ -1,12 +1,7 @@
 import { logger } from '../lib/logger';
+import type { TenantData } from '../db/masterData';
 
-/** What the API keeps in memory per tenant: master data and the series index, read once and served from memory. */
-export interface TenantData {
-  items: Map<number, Record<string, unknown>>;
-  sites: Map<number, Record<string, unknown>>;
-  series: Array<{ item_id: number; site_id: number }>;
-  loadedAt: string;
-}
+export type { TenantData };
 
 export type CacheLoader = (accountId: string) => Promise<TenantData>;
 

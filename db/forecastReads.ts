@@ -3,7 +3,7 @@
  * series' forecasts and best method are db/seriesDetail.ts's, its metrics db/forecastResults.ts's). Every read is scoped by pipeline_id; lists take a SeriesFilter (permission scope and segment sets
  * on series alias `s`) so a user never sees results of series outside their segments.
  */
-import type { SeriesAccuracy } from '../lib/analytics';
+import type { SeriesAccuracy } from '../domain/analytics/analytics';
 import { sql, type Tx } from './pool';
 import type { Fragment } from './segments';
 import { filterSql, type SeriesFilter } from './series';

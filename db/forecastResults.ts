@@ -6,7 +6,7 @@
  * literals, NULL as NaN, dropOutOfScope) and the reads of the earlier steps' rows (correctedHistoryInRange,
  * characteristicsFor) are db/seriesResults.ts's.
  */
-import { finiteOrNull } from '../activities/forecast/steps/prepare';
+import { finiteOrNull } from '../domain/forecast/prepare';
 import type { SeriesKey } from './etl';
 import { sql, type Tx } from './pool';
 import type { TypeNameIdentifier } from 'slonik';

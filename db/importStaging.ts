@@ -1,5 +1,5 @@
-import { stagingColumns, type StagedRow } from '../activities/import/validate';
-import { TABLE_ORDER, TABLES, type TableName } from '../activities/import/tables';
+import { stagingColumns, type StagedRow } from '../domain/import/validate';
+import { TABLE_ORDER, TABLES, type TableName } from '../domain/import/tables';
 import { sql, type Tx } from './pool';
 
 /** The physical staging table of an import table name (names come from the fixed list, never from the request). */

@@ -1,5 +1,12 @@
 import { sql, withTenant, type Db } from './pool';
-import type { TenantData } from '../api/cache';
+
+/** What the API keeps in memory per tenant: master data and the series index, read once and served from memory. */
+export interface TenantData {
+  items: Map<number, Record<string, unknown>>;
+  sites: Map<number, Record<string, unknown>>;
+  series: Array<{ item_id: number; site_id: number }>;
+  loadedAt: string;
+}
 
 /** Reads everything the API's data cache holds for one tenant. */
 export async function loadTenantData(db: Db, accountId: string): Promise<TenantData> {

@@ -4,8 +4,8 @@
  * whose natural key is not staged, then an UPDATE of the rows whose key exists and an INSERT of the others. Their row
  * counts are the run's deleted, updated and inserted numbers. Everything runs in the caller's transaction.
  */
-import type { CleanRow } from '../activities/import/validate';
-import { TABLES, type TableName } from '../activities/import/tables';
+import type { CleanRow } from '../domain/import/validate';
+import { TABLES, type TableName } from '../domain/import/tables';
 import { sql, type Tx } from './pool';
 
 type SqlType = 'int4' | 'int8' | 'numeric' | 'text' | 'date' | 'timestamptz' | 'jsonb' | 'bool';

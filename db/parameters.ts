@@ -1,5 +1,5 @@
 import { sql, type Db, type Tx } from './pool';
-import { defaultsOf, MASTER_SECTIONS, TENANT_SECTIONS } from '../lib/parameterCatalogue';
+import { defaultsOf, MASTER_SECTIONS, TENANT_SECTIONS } from '../domain/parameters/catalogue';
 
 export interface ParameterRow {
   parameter_type: string;

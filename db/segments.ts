@@ -2,8 +2,8 @@
  * Segments: the field catalogue rules may use, rules translated to SQL (bound values, field names only from the
  * catalogue), membership, and the permission scope other areas use to filter series (`seriesScope`).
  */
-import { abcField, attributeField, fixedFields, inferAttributeType, type AttributeKey } from '../activities/segments/fields';
-import { checkRules, type FieldDef, type Rule } from '../activities/segments/rules';
+import { abcField, attributeField, fixedFields, inferAttributeType, type AttributeKey } from '../domain/segments/fields';
+import { checkRules, type FieldDef, type Rule } from '../domain/segments/rules';
 import { sql, type Tx } from './pool';
 
 export type Fragment = ReturnType<typeof sql.fragment>;

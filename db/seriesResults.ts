@@ -10,8 +10,8 @@
  * far more arrays, pack theirs in binary instead (db/floatColumns.ts). A NULL element of a float8[] (a closed week, a
  * week whose actual is not known yet) is NaN in memory.
  */
-import type { Fit } from '../activities/distribution/engine';
-import { finiteOrNull, type CorrectedInput } from '../activities/forecast/steps/prepare';
+import type { Fit } from '../domain/distribution/fit';
+import { finiteOrNull, type CorrectedInput } from '../domain/forecast/prepare';
 import { sql, type Tx } from './pool';
 import type { SeriesKey } from './etl';
 import { keysIn } from './seriesSteps';
@@ -75,7 +75,7 @@ export interface CorrectedHistory extends CorrectedInput {
 
 /**
  * The stored corrected history of these series under the pipeline, by unique id; series without a row are absent.
- * What every later step models (historyFor and fitHistory in activities/forecast/steps/prepare.ts).
+ * What every later step models (historyFor and fitHistory in domain/forecast/prepare.ts).
  */
 export async function correctedHistoryInRange(tx: Tx, pipelineId: number, keys: readonly SeriesKey[]): Promise<Map<string, CorrectedHistory>> {
   const out = new Map<string, CorrectedHistory>();

@@ -10,8 +10,8 @@
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { TABLE_ORDER, isTableName, type TableName } from '../activities/import/tables';
-import { LoadError, stageCsv } from '../activities/import/validate';
+import { TABLE_ORDER, isTableName, type TableName } from '../domain/import/tables';
+import { LoadError, stageCsv } from '../domain/import/validate';
 import { getRunTables, insertStagingRows, stagingStat, stagingStats, truncateStaging, type ImportMode } from '../db/importStaging';
 import { openPool, withTenant, type Db } from '../db/pool';
 import { readEnv } from '../lib/env';

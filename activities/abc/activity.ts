@@ -2,7 +2,7 @@ import { annualFigures, annualWindow, getAbcConfig, markAbcRun, replaceAbcResult
 import { appendLog } from '../../db/jobs';
 import { withTenant, type Db } from '../../db/pool';
 import { checkpoint } from '../jobs/activity';
-import { classify, metricValue, type AbcMetric } from './engine';
+import { classify, metricValue, type AbcMetric } from '../../domain/abc/classify';
 
 export interface AbcClassifyResult {
   config_id: number;

@@ -5,13 +5,13 @@
  */
 import { correctedHistoryInRange, writeCharacteristics, type CharacteristicsWrite } from '../../db/seriesResults';
 import type { WeeklySeries } from '../../db/seriesSteps';
-import { defaultValues } from '../../lib/parameterDefaults';
-import { historyFor } from '../forecast/steps/prepare';
+import { defaultValues } from '../../domain/parameters/defaults';
+import { historyFor } from '../../domain/forecast/prepare';
 import { checkpoint } from '../jobs/activity';
-import type { ResolvedParameters } from '../parameters/activity';
+import type { ResolvedParameters } from '../../domain/parameters/resolve';
 import { CHECKPOINT_EVERY, dropStale } from '../outlier/step';
 import type { SeriesStepHandler } from '../steps/types';
-import { characterize } from './engine';
+import { characterize } from '../../domain/characterization/characterize';
 
 export function seasonLength(p: ResolvedParameters | undefined): number {
   const c = { ...defaultValues('characterization'), ...(p?.characterization?.values ?? {}) };

@@ -5,13 +5,13 @@
  */
 import { correctedHistoryInRange, leadTimesFor, writeDistributions, type DistributionFitRow, type DistributionWrite } from '../../db/seriesResults';
 import type { WeeklySeries } from '../../db/seriesSteps';
-import { defaultValues } from '../../lib/parameterDefaults';
-import { historyFor } from '../forecast/steps/prepare';
+import { defaultValues } from '../../domain/parameters/defaults';
+import { historyFor } from '../../domain/forecast/prepare';
 import { checkpoint } from '../jobs/activity';
 import { CHECKPOINT_EVERY, dropStale } from '../outlier/step';
-import type { ResolvedParameters } from '../parameters/activity';
+import type { ResolvedParameters } from '../../domain/parameters/resolve';
 import type { SeriesStepHandler } from '../steps/types';
-import { empiricalFit, fitDistributions, type DistributionType, type Fit } from './engine';
+import { empiricalFit, fitDistributions, type DistributionType, type Fit } from '../../domain/distribution/fit';
 
 export interface DistributionSettings {
   candidates: DistributionType[];

@@ -3,7 +3,7 @@ import { appendLog } from '../../db/jobs';
 import { demandChunks, demandInRange, dropAllWeekly, lastDemandWeek, writeWeekly, type DemandColumns, type KeySpan, type SeriesKey, type WeeklyWrite } from '../../db/etl';
 import { withTenant, type Db, type Tx } from '../../db/pool';
 import { checkpoint } from '../jobs/activity';
-import { applyCalendar, mondayOf, toWeekly, weekFactors, weeklyStats } from './weekly';
+import { applyCalendar, mondayOf, toWeekly, weekFactors, weeklyStats } from '../../domain/time/weeks';
 
 export interface EtlPlan {
   endWeek: string | null;

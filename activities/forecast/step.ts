@@ -13,21 +13,21 @@ import { appendLog } from '../../db/jobs';
 import type { Tx } from '../../db/pool';
 import { characteristicsFor, correctedHistoryInRange } from '../../db/seriesResults';
 import type { WeeklySeries } from '../../db/seriesSteps';
-import { defaultValues, methodParams } from '../../lib/parameterDefaults';
+import { defaultValues, methodParams } from '../../domain/parameters/defaults';
 import { checkpoint } from '../jobs/activity';
 import { dropStale } from '../outlier/step';
-import type { ResolvedParameters } from '../parameters/resolve';
+import type { ResolvedParameters } from '../../domain/parameters/resolve';
 import type { SeriesStepHandler, StepRun } from '../steps/types';
-import { backtest, BACKTEST_LEVEL, planOrigins, scoreOriginForecasts, SpecificationPins } from './engine/backtest';
-import { maseScale, type MetricName } from './engine/metrics';
-import { canRun, COMBINATION, profileOf, runMethod } from './engine/registry';
-import type { ForecastOptions, ForecastResult } from './engine/types';
-import { chooseBest, type StoredMethod } from './steps/best';
-import { addWeeks } from '../etl/weekly';
+import { backtest, BACKTEST_LEVEL, planOrigins, scoreOriginForecasts, SpecificationPins } from '../../domain/forecast/backtest';
+import { maseScale, type MetricName } from '../../domain/forecast/metrics';
+import { canRun, COMBINATION, profileOf, runMethod } from '../../domain/forecast/registry';
+import type { ForecastOptions, ForecastResult } from '../../domain/forecast/types';
+import { chooseBest, type StoredMethod } from '../../domain/forecast/best';
+import { addWeeks } from '../../domain/time/weeks';
 import {
   applyFutureAdjustments, chooseMethods, fitHistory, originSpan, placeOnCalendar, recommendOnTheFly, spanOfWeeks, windowOnCalendar,
   type Adjustment, type Band, type FitHistory,
-} from './steps/prepare';
+} from '../../domain/forecast/prepare';
 
 /**
  * Heartbeat (and honour a kill) every this many series, and at least every CHECKPOINT_MS: a seasonal series with ETS

@@ -7,8 +7,8 @@ import {
 import { appendLog, finishJob, heartbeat as jobHeartbeat, markRunning } from '../../db/jobs';
 import { addSource, applySource, createSource, dropDuplicates } from '../../db/masterDataWrite';
 import { sql, withTenant, type Db, type Tx } from '../../db/pool';
-import { isTableName, type TableName } from './tables';
-import { duplicateReason, neededRefs, validateRow, type Refs } from './validate';
+import { isTableName, type TableName } from '../../domain/import/tables';
+import { duplicateReason, neededRefs, validateRow, type Refs } from '../../domain/import/validate';
 
 export interface ImportRunRef {
   runId: string;

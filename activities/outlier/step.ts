@@ -4,13 +4,13 @@
  */
 import { dropOutOfScope, writeOutliers, type OutlierPointRow, type OutlierWrite, type ResultStep } from '../../db/seriesResults';
 import type { WeeklySeries } from '../../db/seriesSteps';
-import { defaultValues } from '../../lib/parameterDefaults';
-import { addWeeks } from '../etl/weekly';
-import { historyFor } from '../forecast/steps/prepare';
+import { defaultValues } from '../../domain/parameters/defaults';
+import { addWeeks } from '../../domain/time/weeks';
+import { historyFor } from '../../domain/forecast/prepare';
 import { checkpoint } from '../jobs/activity';
-import type { ResolvedParameters } from '../parameters/activity';
+import type { ResolvedParameters } from '../../domain/parameters/resolve';
 import type { SeriesStepHandler } from '../steps/types';
-import { detectOutliers, HAMPEL_DEFAULT_THRESHOLD, HAMPEL_DEFAULT_WINDOW, IQR_DEFAULT_THRESHOLD, type OutlierMethod, type OutlierOptions } from './engine';
+import { detectOutliers, HAMPEL_DEFAULT_THRESHOLD, HAMPEL_DEFAULT_WINDOW, IQR_DEFAULT_THRESHOLD, type OutlierMethod, type OutlierOptions } from '../../domain/outlier/detect';
 
 /** every this many series a chunk heartbeats, so a long chunk stays alive and a kill stops it promptly */
 export const CHECKPOINT_EVERY = 50;

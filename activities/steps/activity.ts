@@ -3,7 +3,7 @@ import type { SeriesKey } from '../../db/etl';
 import { withTenant, type Db } from '../../db/pool';
 import { scopeChunks, weeklyInRange, type RunScope, type SeriesChunk } from '../../db/seriesSteps';
 import { checkpoint } from '../jobs/activity';
-import { resolveParametersInRange } from '../parameters/activity';
+import { resolveParametersInRange } from '../../db/parameterResolution';
 import { STEP_HANDLERS } from './registry';
 import type { SeriesStepHandler } from './types';
 

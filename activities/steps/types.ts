@@ -1,6 +1,6 @@
 import type { RunScope, WeeklySeries } from '../../db/seriesSteps';
 import type { Tx } from '../../db/pool';
-import type { ResolvedParameters } from '../parameters/resolve';
+import type { ResolvedParameters } from '../../domain/parameters/resolve';
 
 /** What a step handler knows about the run it works for. */
 export interface StepRun {

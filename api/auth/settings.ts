@@ -1,6 +1,6 @@
 import { getMasterParameter, syncMasterDefaults } from '../../db/parameters';
 import type { Db } from '../../db/pool';
-import { PLACEHOLDER_JWT_SECRET } from '../../lib/parameterCatalogue';
+import { PLACEHOLDER_JWT_SECRET } from '../../domain/parameters/catalogue';
 
 /**
  * The auth parameter set (jwt_secret, token_expiry_minutes) lives in master.parameters. It is read on every token

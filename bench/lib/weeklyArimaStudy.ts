@@ -9,9 +9,9 @@
  * Reported per variant: MASE (in-sample seasonal-naive scale), sMAPE, coverage of the 90 % interval, the scaled
  * interval score of M4 (MSIS: width + 2/α · miss, over the same scale; lower is better) and CPU ms per series.
  */
-import { maseScale, smape } from '../../activities/forecast/engine/metrics';
-import { runMethod } from '../../activities/forecast/engine/registry';
-import { mean } from '../../activities/forecast/engine/stats';
+import { maseScale, smape } from '../../domain/forecast/metrics';
+import { runMethod } from '../../domain/forecast/registry';
+import { mean } from '../../domain/forecast/stats';
 import { createDemoPlan, demandBySeries } from '../../scripts/demoData/generator';
 
 const FIT_WEEKS = 156;

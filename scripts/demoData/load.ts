@@ -1,7 +1,7 @@
 import { withTenant, type Db } from '../../db/pool';
 import { insertStagingRows } from '../../db/importStaging';
-import type { StagedRow } from '../../activities/import/validate';
-import type { TableName } from '../../activities/import/tables';
+import type { StagedRow } from '../../domain/import/validate';
+import type { TableName } from '../../domain/import/tables';
 import { createDemoPlan, demandRows, generateMasterData, type DemoOptions } from './generator';
 
 const text = (v: unknown): string | null => (v === null || v === undefined ? null : typeof v === 'object' ? JSON.stringify(v) : String(v));

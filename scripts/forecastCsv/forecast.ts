@@ -1,14 +1,14 @@
 /**
  * Pure forecasting side of the offline forecaster: one weekly series → outlier correction → characterize → the
  * method tournament → CSV text. The same engines as the pipeline's outlier, characterization, forecast and
- * best-method steps (activities/outlier/engine.ts with the outlier step's defaults, activities/characterization/
- * engine.ts, activities/forecast/engine/tournament.ts); no file system, no database.
+ * best-method steps (domain/outlier/detect.ts with the outlier step's defaults, domain/characterization/
+ * characterize.ts, domain/forecast/tournament.ts); no file system, no database.
  */
-import { characterize } from '../../activities/characterization/engine';
-import { detectOutliers, HAMPEL_DEFAULT_THRESHOLD, HAMPEL_DEFAULT_WINDOW, IQR_DEFAULT_THRESHOLD, type OutlierMethod } from '../../activities/outlier/engine';
-import { dateOfDay, dayNumber } from '../../activities/etl/weekly';
-import type { MetricName } from '../../activities/forecast/engine/metrics';
-import { runTournament } from '../../activities/forecast/engine/tournament';
+import { characterize } from '../../domain/characterization/characterize';
+import { detectOutliers, HAMPEL_DEFAULT_THRESHOLD, HAMPEL_DEFAULT_WINDOW, IQR_DEFAULT_THRESHOLD, type OutlierMethod } from '../../domain/outlier/detect';
+import { dateOfDay, dayNumber } from '../../domain/time/weeks';
+import type { MetricName } from '../../domain/forecast/metrics';
+import { runTournament } from '../../domain/forecast/tournament';
 import type { WeeklyInput } from './parse';
 
 export interface ForecastSettings {

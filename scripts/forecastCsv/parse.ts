@@ -2,7 +2,7 @@
  * Pure input side of the offline forecaster (scripts/forecastCli.ts): CSV records → checked rows → weekly series per
  * (item_id, site_id). No file system, no database, no Temporal.
  *
- * Weeks are the etl step's (activities/etl/weekly.ts): a row belongs to the week of the Monday on or before its ds,
+ * Weeks are the etl step's (domain/time/weeks.ts): a row belongs to the week of the Monday on or before its ds,
  * demand is summed per week, and a series runs from the week of its first row to the last week of the whole file
  * with missing weeks as 0, so a series that stopped selling ends in zeros (as series_weekly does) and every series'
  * forecast starts on the same Monday. toWeekly computes exactly this, but it needs all of a series' rows as date
@@ -12,7 +12,7 @@
  * Bad rows are never dropped silently: checkRecord says why a record is refused, and CsvReader gives each record the
  * line it starts on, so the CLI can report "line 7: y 'abc' is not a number".
  */
-import { dateOfDay, dayNumber, mondayDay } from '../../activities/etl/weekly';
+import { dateOfDay, dayNumber, mondayDay } from '../../domain/time/weeks';
 
 export class InputError extends Error {}
 

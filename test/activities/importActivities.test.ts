@@ -4,8 +4,8 @@
  */
 import crypto from 'node:crypto';
 import { createImportActivities, isTableFailure, TableFailure } from '../../activities/import/activity';
-import type { TableName } from '../../activities/import/tables';
-import { stageRows } from '../../activities/import/validate';
+import type { TableName } from '../../domain/import/tables';
+import { stageRows } from '../../domain/import/validate';
 import { createAccount } from '../../db/accounts';
 import { errorSamples, getRunTables, insertRunTables, insertStagingRows, truncateStaging, type ImportMode } from '../../db/importStaging';
 import { getJob, insertJob, logTail } from '../../db/jobs';

@@ -1,4 +1,4 @@
-import { classify } from '../../activities/abc/engine';
+import { classify } from '../../domain/abc/classify';
 import { sql, withTenant } from '../../db/pool';
 import { isFinished, waitForJob } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';

@@ -1,5 +1,5 @@
 import { sql, withTenant } from '../../db/pool';
-import { accuracyPrecision, groupAccuracy, seriesAccuracyScore, seriesPrecisionScore, type SeriesAccuracy } from '../../lib/analytics';
+import { accuracyPrecision, groupAccuracy, seriesAccuracyScore, seriesPrecisionScore, type SeriesAccuracy } from '../../domain/analytics/analytics';
 import { insertBest, insertForecast, insertWindow, seedForecastReads, type Seeded } from '../support/forecastReadsSeed';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
 
@@ -182,7 +182,7 @@ describe('aggregate demand', () => {
   });
 });
 
-describe('lib/analytics edge cases', () => {
+describe('domain/analytics edge cases', () => {
   const row = (over: Partial<SeriesAccuracy>): SeriesAccuracy => ({
     unique_id: '1_1', demand_class: null, best_method: 'naive', best_score: null, has_forecast: true, mase: null, smape: null, bias: null, coverage_90: null,
     window_points: 0, abs_error: 0, abs_actual: 0, error: 0, ape_sum: 0, ape_points: 0, forecast_volume: null, interval_width: null, ...over,

@@ -1,5 +1,5 @@
 import { sql, withTenant } from '../../db/pool';
-import { addWeeks } from '../../activities/etl/weekly';
+import { addWeeks } from '../../domain/time/weeks';
 import { writeForecastFixture, type ForecastFixture } from '../support/forecastFixtures';
 import { seedForecastReads, insertBest, insertForecast, type Seeded } from '../support/forecastReadsSeed';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';

@@ -2,7 +2,7 @@
  * Import staging over HTTP (spec §4.7) with a real worker on a real Temporal dev server: every route, JSON and CSV
  * loading, 400s that name the field, permissions, runs with rejected rows, upsert vs replace, a failing table.
  */
-import { TABLE_ORDER } from '../../activities/import/tables';
+import { TABLE_ORDER } from '../../domain/import/tables';
 import { sql, withTenant } from '../../db/pool';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';

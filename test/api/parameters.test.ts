@@ -1,5 +1,5 @@
 import { sql, withTenant, type Tx } from '../../db/pool';
-import { PARAMETER_TYPES } from '../../lib/parameterDefaults';
+import { PARAMETER_TYPES } from '../../domain/parameters/defaults';
 import { isFinished, waitForJob } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fixedFields } from '../../activities/segments/fields';
-import { filterSeries, type FactValue, type Rule } from '../../activities/segments/rules';
+import { fixedFields } from '../../domain/segments/fields';
+import { filterSeries, type FactValue, type Rule } from '../../domain/segments/rules';
 import { setTenantParameter } from '../../db/parameters';
 import { sql, withTenant, type Db } from '../../db/pool';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';

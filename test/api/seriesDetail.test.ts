@@ -1,12 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addWeeks, mondayOf } from '../../activities/etl/weekly';
-import { correctedHistory, forecastConvergence, forecastEvolution } from '../../api/routes/seriesDetail/compute';
+import { addWeeks, mondayOf } from '../../domain/time/weeks';
+import { correctedHistory, forecastConvergence, forecastEvolution } from '../../domain/series/detail';
 import { setTenantParameter } from '../../db/parameters';
 import { sql, withTenant } from '../../db/pool';
-import { FORECAST_METHOD_NAMES } from '../../lib/parameterDefaults';
-import { explainMethod, explanationMessages, improvementPct, type ExplanationFacts } from '../../lib/methodExplanation';
-import { buildVegaSpec } from '../../lib/vegaSpec';
+import { FORECAST_METHOD_NAMES } from '../../domain/parameters/defaults';
+import { explainMethod, explanationMessages, improvementPct, type ExplanationFacts } from '../../domain/explain/methodExplanation';
+import { buildVegaSpec } from '../../domain/charts/vegaSpec';
 import { writeForecastFixture, type ForecastFixture } from '../support/forecastFixtures';
 import { createPipeline } from '../support/jobs';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';

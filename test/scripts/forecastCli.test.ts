@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dateOfDay, dayNumber, mondayOf, toWeekly } from '../../activities/etl/weekly';
+import { dateOfDay, dayNumber, mondayOf, toWeekly } from '../../domain/time/weeks';
 import { csvField, forecastLines, forecastSeries, num, summaryLine } from '../../scripts/forecastCsv/forecast';
 import { checkRecord, columnIndex, CsvReader, dayOf, InputError, WeeklyAccumulator } from '../../scripts/forecastCsv/parse';
 import { duration, Progress, progressText } from '../../scripts/forecastCsv/progress';

@@ -21,12 +21,12 @@
  * - series_distributions: fitDistributions on the corrected weekly history (basis 'weekly').
  * Every part can be switched off (false), so "not computed yet" cases can be tested as well.
  */
-import { characterize, type Characteristics } from '../../activities/characterization/engine';
-import { fitDistributions, type Fit } from '../../activities/distribution/engine';
-import { accuracy } from '../../activities/forecast/engine/metrics';
-import { runMethod } from '../../activities/forecast/engine/registry';
-import { detectOutliers, type OutlierMethod } from '../../activities/outlier/engine';
-import { addWeeks } from '../../activities/etl/weekly';
+import { characterize, type Characteristics } from '../../domain/characterization/characterize';
+import { fitDistributions, type Fit } from '../../domain/distribution/fit';
+import { accuracy } from '../../domain/forecast/metrics';
+import { runMethod } from '../../domain/forecast/registry';
+import { detectOutliers, type OutlierMethod } from '../../domain/outlier/detect';
+import { addWeeks } from '../../domain/time/weeks';
 import type { SeriesKey } from '../../db/etl';
 import type { MetricsRow } from '../../db/forecastResults';
 import { sql, withTenant, type Db, type Tx } from '../../db/pool';

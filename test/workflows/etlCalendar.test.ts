@@ -1,4 +1,4 @@
-import { applyCalendar, weekFactors, weeklyStats } from '../../activities/etl/weekly';
+import { applyCalendar, weekFactors, weeklyStats } from '../../domain/time/weeks';
 import { sql, withTenant } from '../../db/pool';
 import { createPipeline, isFinished, waitForJob } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';

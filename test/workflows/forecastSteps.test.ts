@@ -1,8 +1,8 @@
-import { backtest } from '../../activities/forecast/engine/backtest';
-import { rankEntry, rankMethods } from '../../activities/forecast/engine/tournament';
-import { chooseBest } from '../../activities/forecast/steps/best';
-import { addWeeks } from '../../activities/etl/weekly';
-import { applyFutureAdjustments, chooseMethods, fitHistory, placeOnCalendar, spanOfWeeks, windowOnCalendar } from '../../activities/forecast/steps/prepare';
+import { backtest } from '../../domain/forecast/backtest';
+import { rankEntry, rankMethods } from '../../domain/forecast/tournament';
+import { chooseBest } from '../../domain/forecast/best';
+import { addWeeks } from '../../domain/time/weeks';
+import { applyFutureAdjustments, chooseMethods, fitHistory, placeOnCalendar, spanOfWeeks, windowOnCalendar } from '../../domain/forecast/prepare';
 import { sql, withTenant } from '../../db/pool';
 import { createPipeline, isFinished, waitForJob } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';

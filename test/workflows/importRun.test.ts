@@ -4,7 +4,7 @@
  */
 import crypto from 'node:crypto';
 import { Worker } from '@temporalio/worker';
-import { stageRows } from '../../activities/import/validate';
+import { stageRows } from '../../domain/import/validate';
 import { startImportRun } from '../../api/routes/import';
 import { createAccount } from '../../db/accounts';
 import { errorSamples, getRunTables, insertStagingRows, truncateStaging } from '../../db/importStaging';

@@ -2,7 +2,7 @@ import poissonQuantile from '@stdlib/stats-base-dists-poisson-quantile';
 import { characteristicsRow } from '../../activities/characterization/step';
 import { chooseFit, distributionRow, distributionSettings, leadTimeBlock, leadTimeSample } from '../../activities/distribution/step';
 import { outlierRow, outlierSettings } from '../../activities/outlier/step';
-import { historyFor } from '../../activities/forecast/steps/prepare';
+import { historyFor } from '../../domain/forecast/prepare';
 import { sql, withTenant } from '../../db/pool';
 import { correctedHistoryInRange, floatArrayLiteral, textArrayLiteral } from '../../db/seriesResults';
 import { isFinished, waitForJob } from '../support/jobs';

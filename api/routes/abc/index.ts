@@ -1,4 +1,4 @@
-import { normaliseThresholds, ThresholdError } from '../../../activities/abc/engine';
+import { normaliseThresholds, ThresholdError } from '../../../domain/abc/classify';
 import {
   abcResultsOfSeries, abcSummary, clearAbcResults, deleteAbcConfig, findAbcConfigByName, getAbcConfig, insertAbcConfig, listAbcConfigs,
   listAbcResults, lockAbc, priceAvailability, updateAbcConfig, type AbcConfigRow,

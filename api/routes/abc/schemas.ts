@@ -1,4 +1,4 @@
-import { ABC_METRICS } from '../../../activities/abc/engine';
+import { ABC_METRICS } from '../../../domain/abc/classify';
 import { nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
 import { id32, nameSchema } from '../scenarios/schemas';

@@ -5,7 +5,7 @@ import { sql, withTenant, type Tx } from '../../../db/pool';
 import type { Fragment } from '../../../db/segments';
 import { seriesScope } from '../../../db/segments';
 import type { SeriesFilter } from '../../../db/series';
-import { accuracyPrecision, groupAccuracy, groupBy, methodDistribution, type SeriesAccuracy } from '../../../lib/analytics';
+import { accuracyPrecision, groupAccuracy, groupBy, methodDistribution, type SeriesAccuracy } from '../../../domain/analytics/analytics';
 import type { AuthUser } from '../../context';
 import { defineRoute, type RouteTable } from '../define';
 import { SCOPE_RULE } from '../forecasts/schemas';
@@ -30,7 +30,7 @@ async function aggregate(tx: Tx, where: Fragment, scope: ResultScope) {
   };
 }
 
-/** Portfolio analytics: accuracy by class and method, accuracy vs precision, aggregate demand. Definitions: lib/analytics.ts. */
+/** Portfolio analytics: accuracy by class and method, accuracy vs precision, aggregate demand. Definitions: domain/analytics/analytics.ts. */
 export function registerAnalyticsRoutes(table: RouteTable): void {
   const tag = 'analytics';
 

@@ -3,7 +3,7 @@ import {
   replaceCalendarEntries, setCalendarSites, unknownSiteIds, updateCalendar, type CalendarEntry, type CalendarRow,
 } from '../../../db/calendars';
 import { withTenant, type Tx } from '../../../db/pool';
-import { dayNumber, mondayOf } from '../../../activities/etl/weekly';
+import { dayNumber, mondayOf } from '../../../domain/time/weeks';
 import type { AppContext } from '../../context';
 import { badRequest, conflict, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';

@@ -13,8 +13,8 @@ import { badRequest, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { errors } from '../schemas';
 import { parseUniqueId, visibleSeries } from '../segments/access';
-import { backtestWindows, finite, forecastPoints } from '../seriesDetail/compute';
-import { checkCompatibility, CompatibilityInputError } from './compatibility';
+import { backtestWindows, finite, forecastPoints } from '../../../domain/series/detail';
+import { checkCompatibility, CompatibilityInputError } from '../../../domain/forecast/compatibility';
 import * as s from './schemas';
 import { listFilter, resolveScope } from './scope';
 

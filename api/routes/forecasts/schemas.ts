@@ -2,7 +2,7 @@ import { nullable, obj, out } from '../schemas';
 import { id32 } from '../scenarios/schemas';
 import { uniqueIdSchema } from '../segments/access';
 import type { JsonSchema } from '../validation';
-import { ALL_METHODS, DEFAULT_SEASON_LENGTH } from './compatibility';
+import { ALL_METHODS, DEFAULT_SEASON_LENGTH } from '../../../domain/forecast/compatibility';
 
 const num = (description?: string): JsonSchema => ({ ...nullable({ type: 'number' }), ...(description ? { description } : {}) });
 

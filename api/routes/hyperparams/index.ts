@@ -1,6 +1,6 @@
 import { deleteSeriesOverrides, listSeriesOverrides, upsertSeriesOverride, type HyperparamRow } from '../../../db/hyperparams';
 import { withTenant, type Tx } from '../../../db/pool';
-import { FORECAST_METHOD_NAMES, METHOD_HYPERPARAMS, overrideTarget, PARAMETER_DEFAULTS, PARAMETER_TYPES } from '../../../lib/parameterDefaults';
+import { FORECAST_METHOD_NAMES, METHOD_HYPERPARAMS, overrideTarget, PARAMETER_DEFAULTS, PARAMETER_TYPES } from '../../../domain/parameters/defaults';
 import type { AuthUser } from '../../context';
 import { badRequest, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';

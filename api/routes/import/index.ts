@@ -1,5 +1,5 @@
-import { TABLE_ORDER, TABLES, isTableName, type TableName } from '../../../activities/import/tables';
-import { LoadError, stageCsv, stageRows, type StagedRow } from '../../../activities/import/validate';
+import { TABLE_ORDER, TABLES, isTableName, type TableName } from '../../../domain/import/tables';
+import { LoadError, stageCsv, stageRows, type StagedRow } from '../../../domain/import/validate';
 import {
   errorSamples, getImportRun, getRunTables, insertRunTables, insertStagingRows, listImportRuns, stagingStat, stagingStats, truncateStaging,
   type ImportMode, type ImportRunRow, type RunTableRow,

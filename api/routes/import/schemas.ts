@@ -1,4 +1,4 @@
-import { TABLE_ORDER } from '../../../activities/import/tables';
+import { TABLE_ORDER } from '../../../domain/import/tables';
 import { nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
 

@@ -1,6 +1,6 @@
 import { dismissNpi, getNpi, listNpi } from '../../../db/npi';
 import { listTenantParameters } from '../../../db/parameters';
-import { defaultValues } from '../../../lib/parameterDefaults';
+import { defaultValues } from '../../../domain/parameters/defaults';
 import { withTenant, type Tx } from '../../../db/pool';
 import { seriesScope } from '../../../db/segments';
 import { notFound } from '../../errors';
@@ -8,7 +8,7 @@ import { defineRoute, type RouteTable } from '../define';
 import { errors, nullable, obj, out } from '../schemas';
 import { uniqueIdSchema, visibleSeries } from '../segments/access';
 
-/** The catalogue default of npi.min_history_weeks (lib/parameterDefaults.ts), unless the tenant set its own. */
+/** The catalogue default of npi.min_history_weeks (domain/parameters/defaults.ts), unless the tenant set its own. */
 export const DEFAULT_NPI_MIN_HISTORY_WEEKS = Number(defaultValues('npi').min_history_weeks ?? 13);
 
 export async function npiMinHistoryWeeks(tx: Tx): Promise<number> {

@@ -1,4 +1,4 @@
-import { materialiseAssignments, resolveSeriesParameters } from '../../../activities/parameters/activity';
+import { materialiseAssignments, resolveSeriesParameters } from '../../../db/parameterResolution';
 import { listSeriesOverrides } from '../../../db/hyperparams';
 import {
   assignmentsOfSeries, deleteParameterSet, dropAssignmentsOfOtherTypes, findParameterSetByName, getParameterSet, insertParameterSet,
@@ -7,7 +7,7 @@ import {
   type ParameterSetRow,
 } from '../../../db/parameterSets';
 import { withTenant, type Tx } from '../../../db/pool';
-import { FORECAST_METHOD_NAMES, PARAMETER_DEFAULTS, PARAMETER_TYPES } from '../../../lib/parameterDefaults';
+import { FORECAST_METHOD_NAMES, PARAMETER_DEFAULTS, PARAMETER_TYPES } from '../../../domain/parameters/defaults';
 import type { AppContext } from '../../context';
 import { badRequest, conflict, notFound } from '../../errors';
 import { newJobId } from '../../jobs/service';

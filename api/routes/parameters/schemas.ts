@@ -1,4 +1,4 @@
-import { FORECAST_METHOD_NAMES, PARAMETER_TYPES } from '../../../lib/parameterDefaults';
+import { FORECAST_METHOD_NAMES, PARAMETER_TYPES } from '../../../domain/parameters/defaults';
 import { nullable, obj, out } from '../schemas';
 import { id32, nameSchema } from '../scenarios/schemas';
 import { uniqueIdSchema } from '../segments/access';

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { PARAMETER_DEFAULTS, type ParameterTypeCatalogue } from '../../../lib/parameterDefaults';
+import { PARAMETER_DEFAULTS, type ParameterTypeCatalogue } from '../../../domain/parameters/defaults';
 import { badRequest } from '../../errors';
 import { compile, describeError } from '../validation';
 

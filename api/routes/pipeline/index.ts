@@ -4,7 +4,7 @@ import { getPipeline, touchPipelineRun } from '../../../db/pipelines';
 import { withTenant } from '../../../db/pool';
 import { getProcessWorkflow, touchLastRun } from '../../../db/processWorkflows';
 import { getScenario } from '../../../db/scenarios';
-import { FORECAST_METHOD_NAMES } from '../../../lib/parameterDefaults';
+import { FORECAST_METHOD_NAMES } from '../../../domain/parameters/defaults';
 import { PIPELINE_ORDER, STEPS } from '../../../lib/steps';
 import type { AppContext, AuthUser } from '../../context';
 import { badRequest, notFound } from '../../errors';

@@ -1,4 +1,4 @@
-import { FORECAST_METHOD_NAMES } from '../../../lib/parameterDefaults';
+import { FORECAST_METHOD_NAMES } from '../../../domain/parameters/defaults';
 import { STEP_IDS } from '../../../lib/steps';
 import { nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';

@@ -1,4 +1,4 @@
-import { RuleError, type Rule } from '../../../activities/segments/rules';
+import { RuleError, type Rule } from '../../../domain/segments/rules';
 import { listAbcConfigs } from '../../../db/abc';
 import { listTenantParameters } from '../../../db/parameters';
 import { withTenant, type Tx } from '../../../db/pool';

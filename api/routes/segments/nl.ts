@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
-import { parseDescription, type AbcRef, type SiteRef } from '../../../activities/segments/nlParser';
-import { checkRules, RuleError, type FieldDef, type Rule } from '../../../activities/segments/rules';
+import { parseDescription, type AbcRef, type SiteRef } from '../../../domain/segments/nlParser';
+import { checkRules, RuleError, type FieldDef, type Rule } from '../../../domain/segments/rules';
 import { logger } from '../../../lib/logger';
 import { badRequest } from '../../errors';
 

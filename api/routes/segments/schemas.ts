@@ -1,4 +1,4 @@
-import { OPERATORS, OPERATORS_BY_TYPE } from '../../../activities/segments/rules';
+import { OPERATORS, OPERATORS_BY_TYPE } from '../../../domain/segments/rules';
 import { nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
 import { id32, nameSchema } from '../scenarios/schemas';

@@ -7,9 +7,9 @@ import {
 } from '../../../db/seriesDetail';
 import { backtestMetricsOf, type MetricsRow } from '../../../db/forecastResults';
 import { characteristicsFor, distributionsFor, outliersOf, uniqueId, type CharacteristicsRow } from '../../../db/seriesResults';
-import { cleanModelAnswer, explainMethod, explanationMessages, improvementPct, type ExplanationFacts, type MethodMetrics } from '../../../lib/methodExplanation';
+import { cleanModelAnswer, explainMethod, explanationMessages, improvementPct, type ExplanationFacts, type MethodMetrics } from '../../../domain/explain/methodExplanation';
 import { logger } from '../../../lib/logger';
-import { buildVegaSpec } from '../../../lib/vegaSpec';
+import { buildVegaSpec } from '../../../domain/charts/vegaSpec';
 import type { AuthUser } from '../../context';
 import { badRequest, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
@@ -17,8 +17,8 @@ import { errors } from '../schemas';
 import { llmSettings } from '../segments';
 import { visibleSeries } from '../segments/access';
 import { chatCompletion, LlmUnavailable } from '../segments/nl';
-import { addWeeks, mondayOf, weeksBetween } from '../../../activities/etl/weekly';
-import { backtestWindows, correctedHistory, finite, forecastConvergence, forecastEvolution, forecastPoints, type OriginForecast } from './compute';
+import { addWeeks, mondayOf, weeksBetween } from '../../../domain/time/weeks';
+import { backtestWindows, correctedHistory, finite, forecastConvergence, forecastEvolution, forecastPoints, type OriginForecast } from '../../../domain/series/detail';
 import * as s from './schemas';
 
 interface Key {

@@ -1,4 +1,4 @@
-import { FORECAST_METHOD_NAMES } from '../../../lib/parameterDefaults';
+import { FORECAST_METHOD_NAMES } from '../../../domain/parameters/defaults';
 import { nullable, obj, out } from '../schemas';
 import { uniqueIdSchema } from '../segments/access';
 import type { JsonSchema } from '../validation';

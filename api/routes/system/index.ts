@@ -1,7 +1,7 @@
 import { listMasterParameters, listTenantParameters, setMasterParameter, setTenantParameter, syncMasterDefaults, syncTenantDefaults } from '../../../db/parameters';
 import { withTenant } from '../../../db/pool';
 import { LOG_LEVELS, setSpecLevel, specLevel, type SpecLogLevel } from '../../../lib/logger';
-import { isSecretKey, MASTER_SECTIONS, TENANT_SECTIONS, type Section } from '../../../lib/parameterCatalogue';
+import { isSecretKey, MASTER_SECTIONS, TENANT_SECTIONS, type Section } from '../../../domain/parameters/catalogue';
 import { cacheSizes } from '../../cache';
 import type { AuthUser } from '../../context';
 import { badRequest, forbidden } from '../../errors';
