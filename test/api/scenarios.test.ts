@@ -85,6 +85,28 @@ describe('create and read', () => {
       expect([res.status, res.body.detail]).toEqual([400, message]);
     }
   });
+  test('list filters by part of the name (ignoring case, % and _ literal) and by baseline, and sorts by a declared column', async () => {
+    const tenant = await t.newTenant('scen-filter');
+    const token = await t.login(tenant.planner);
+    const made: Record<string, number> = {};
+    for (const [name, is_baseline] of [['Spares North', false], ['spares south', true], ['Fast movers', false], ['100% fill', false]] as const) {
+      made[name] = (await t.call('post', '/api/forecast/scenarios', { token, body: { name, is_baseline } })).body.id;
+    }
+    const names = async (query: Record<string, unknown>) => {
+      const res = await t.call('get', '/api/forecast/scenarios', { token, query });
+      expect(res.status).toBe(200);
+      return [res.headers['x-total-count'], res.body.map((r: { name: string }) => r.name)];
+    };
+    expect(await names({ name: 'SPARES' })).toEqual(['2', ['Spares North', 'spares south']]);
+    expect(await names({ name: '%' })).toEqual(['1', ['100% fill']]);
+    expect(await names({ name: '_' })).toEqual(['0', []]);
+    expect(await names({ is_baseline: true })).toEqual(['1', ['spares south']]);
+    expect(await names({ sort: 'name', order: 'desc', limit: 2 })).toEqual(['4', ['spares south', 'Spares North']]);
+    expect(await names({ sort: 'id', order: 'desc', skip: 3 })).toEqual(['4', ['Spares North']]);
+    const bad = await t.call('get', '/api/forecast/scenarios', { token, query: { sort: 'settings' } });
+    expect([bad.status, bad.body.detail]).toEqual([400, expect.stringContaining('query.sort')]);
+    expect(made['Spares North']).toBeLessThan(made['100% fill']);
+  });
 });
 
 describe('validation', () => {

@@ -1,12 +1,12 @@
 import { lockPipelines, pipelinesOfScenario } from '../../../db/pipelines';
 import { withTenant, type Tx } from '../../../db/pool';
 import {
-  clearBaseline, deleteScenario, findScenarioByName, getScenario, insertScenario, listScenarios, lockScenarios, updateScenario,
-  type ScenarioRow,
+  deleteScenario, findScenarioByName, getScenario, insertScenario, lockScenarios, SCENARIO_RECORD, type ScenarioRow,
 } from '../../../db/scenarios';
 import type { AppContext } from '../../context';
 import { conflict, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
+import { defineResource } from '../resource';
 import { errors } from '../schemas';
 import * as s from './schemas';
 
@@ -54,67 +54,28 @@ export function registerScenarioRoutes(table: RouteTable): void {
   const tag = 'forecast scenarios';
   const entityType = 'forecast_scenario';
 
-  defineRoute(table, {
-    method: 'get', path: '/api/forecast/scenarios', tag,
-    summary: 'List forecast scenarios',
-    description: 'Ordered by id. The total count is in the `X-Total-Count` header.',
-    query: s.pageQuery,
-    responses: { 200: { description: 'scenarios', schema: { type: 'array', items: s.scenarioSchema } }, ...errors(400, 401) },
-    handler: async (ctx, { query, user }) => {
-      const { rows, total } = await withTenant(ctx.deps.db, user.accountId, (tx) => listScenarios(tx, query));
-      ctx.set('X-Total-Count', String(total));
-      return rows.map(scenarioView);
+  defineResource(table, {
+    path: '/api/forecast/scenarios', tag, noun: 'Forecast scenario', entityType,
+    record: SCENARIO_RECORD, view: (r) => scenarioView(r as unknown as ScenarioRow),
+    schemas: { row: s.scenarioSchema, create: s.createScenarioBody, update: s.updateScenarioBody },
+    filters: {
+      name: { schema: { type: 'string', minLength: 1, maxLength: 200, description: 'part of the name, ignoring case' }, op: 'ilike' },
+      is_baseline: { schema: { type: 'boolean', description: 'only the baseline (true) or only the others (false)' } },
     },
-  });
-
-  defineRoute(table, {
-    method: 'post', path: '/api/forecast/scenarios', tag, status: 201,
-    summary: 'Create a forecast scenario',
-    description:
-      'A scenario names the forecast methods and horizon a forecast run uses. `is_baseline: true` makes it the tenant\'s baseline and unmarks the previous one. Defaults: horizon 52 weeks, methods `[]` (each series\' recommended methods), settings `{}`.',
-    body: s.createScenarioBody, audit: { entityType, action: 'create' },
-    responses: { 201: { description: 'created scenario', schema: s.scenarioSchema }, ...errors(400, 401, 409) },
-    handler: async (ctx, { body, user }) => {
-      const name = body.name.trim();
-      const row = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        await lockScenarios(tx);
-        await checkNameFree(tx, name);
-        if (body.is_baseline) await clearBaseline(tx);
-        return insertScenario(tx, { ...body, name }, user.email);
-      });
-      const view = scenarioView(row);
-      setAudit(ctx, { entityId: row.id, newValue: view });
-      return view;
+    sortable: ['id', 'name', 'created_at', 'updated_at'],
+    permissions: { read: 'user', write: 'user' },
+    operations: ['list', 'get', 'create', 'update'],
+    descriptions: {
+      list: 'Ordered by id unless `sort` says otherwise. The total count is in the `X-Total-Count` header.',
+      create: 'A scenario names the forecast methods and horizon a forecast run uses. `is_baseline: true` makes it the tenant\'s baseline and unmarks the previous one. Defaults: horizon 52 weeks, methods `[]` (each series\' recommended methods), settings `{}`.',
+      update: 'Partial: only the fields sent change; `settings` is replaced as a whole. `is_baseline: true` unmarks the previous baseline; `false` on the baseline leaves the tenant without one.',
     },
-  });
-
-  defineRoute(table, {
-    method: 'get', path: '/api/forecast/scenarios/{id}', tag,
-    summary: 'One forecast scenario',
-    params: s.idParams('id'),
-    responses: { 200: { description: 'scenario', schema: s.scenarioSchema }, ...errors(400, 401, 404) },
-    handler: async (ctx, { params, user }) => scenarioView(await withTenant(ctx.deps.db, user.accountId, (tx) => scenarioOr404(tx, params.id))),
-  });
-
-  defineRoute(table, {
-    method: 'put', path: '/api/forecast/scenarios/{id}', tag,
-    summary: 'Update a forecast scenario',
-    description: 'Partial: only the fields sent change; `settings` is replaced as a whole. `is_baseline: true` unmarks the previous baseline; `false` on the baseline leaves the tenant without one.',
-    params: s.idParams('id'), body: s.updateScenarioBody, audit: { entityType, action: 'update' },
-    responses: { 200: { description: 'updated scenario', schema: s.scenarioSchema }, ...errors(400, 401, 404, 409) },
-    handler: async (ctx, { params, body, user }) => {
-      const name = body.name?.trim();
-      const { old, row } = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        await lockScenarios(tx);
-        const old = await scenarioOr404(tx, params.id);
-        if (name !== undefined) await checkNameFree(tx, name, params.id);
-        if (body.is_baseline) await clearBaseline(tx, params.id);
-        const row = (await updateScenario(tx, params.id, { ...body, name }))!;
-        return { old, row };
-      });
-      const view = scenarioView(row);
-      setAudit(ctx, { entityId: row.id, oldValue: scenarioView(old), newValue: view });
-      return view;
+    hooks: {
+      prepare: (body, { user, old }) => ({
+        ...body,
+        ...(typeof body.name === 'string' ? { name: body.name.trim() } : {}),
+        ...(old ? {} : { created_by: user.email }),
+      }),
     },
   });
 
