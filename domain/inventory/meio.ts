@@ -1,0 +1,340 @@
+/**
+ * The meio step's planner for one item across its network of sites: where to hold safety stock (the guaranteed-
+ * service model when stock flows through more than one stocking site), the exact single-echelon policy at every
+ * stocking site over the replenishment time it must cover, and the greedy service-versus-investment curve of the
+ * item's demand sites, from which the point that meets the group target (or the budget) is taken.
+ *
+ * Demand at a site feeds the site that supplies it (its preferred inbound supply route), so an internal site sees the
+ * pooled demand of everything below it (means and variances add: sites' demands are taken as independent).
+ */
+import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
+import { discreteDistribution, negativeBinomialPmf, poissonPmf } from './discrete';
+import { eoqConstrained } from './eoq';
+import { solveGsm, type GsmStage } from './gsm';
+import { leadTimeDemand, normalDistribution, periodMoments, type DemandDistribution, type LeadTimeDemand } from './leadTimeDemand';
+import { curvePoint, levelsAt, pickByBudget, pickByTarget, traceCurve, type MarginalSku } from './marginalAnalysis';
+import { buildRouteGraph, detectCycle, formatCycle, SUPPLY_ROUTE_TYPES, topologicalOrder } from './network';
+import { evaluateRQ, reorderPointForCycleService, reorderPointForFillRate } from './rq';
+import type { Policy, ServiceType } from './serviceTargets';
+
+
+export interface SiteTarget {
+  service_type: ServiceType;
+  target_service: number;
+  /** annual holding cost as a fraction of unit cost */
+  holding_rate: number;
+  ordering_cost: number;
+  policy: Policy;
+  review_period_weeks: number;
+  /** where the target came from: scenario, segment:<id>, parameter_set:<id>, override */
+  source: string;
+}
+
+export interface MeioSite {
+  siteId: number;
+  /** weekly demand at the site itself; null when it has no series or no fitted distribution */
+  demand: DemandDistribution | null;
+  hasSeries: boolean;
+  unitCost: number;
+  /** item-site master lead time, used when no supply route leads into the site */
+  masterLeadTime: number | null;
+  moq: number;
+  orderMultiple: number;
+  target: SiteTarget;
+  eoqOverride?: number | null;
+}
+
+export interface MeioRoute {
+  from: number;
+  to: number;
+  type: string;
+  leadTime: number;
+  priority: number;
+}
+
+export interface MeioOptions {
+  /** money available for the item's demand sites; the curve point within it is taken when it binds first */
+  budget?: number | null;
+  /** the greedy walks until this much above the target to draw the curve's upper end (default 0.005) */
+  curveHeadroom?: number;
+}
+
+export type DiagnosticCode = 'no_distribution' | 'no_route' | 'no_unit_cost' | 'budget' | 'long_lead_time' | 'group_allocation' | 'pass_through';
+
+export interface Diagnostic {
+  code: DiagnosticCode;
+  detail: string;
+}
+
+export interface MeioSkuResult {
+  siteId: number;
+  policy: Policy;
+  serviceType: ServiceType;
+  targetService: number;
+  targetSource: string;
+  echelonModel: 'single' | 'gsm';
+  distributionType: string | null;
+  weeklyMean: number | null;
+  weeklyStd: number | null;
+  leadTimeWeeks: number | null;
+  netLeadTimeWeeks: number | null;
+  reviewPeriodWeeks: number;
+  ltdMean: number | null;
+  ltdStd: number | null;
+  orderQty: number | null;
+  reorderPoint: number | null;
+  orderUpTo: number | null;
+  safetyStock: number | null;
+  expectedFillRate: number | null;
+  expectedCsl: number | null;
+  expectedBackorders: number | null;
+  expectedOnHand: number | null;
+  unitCost: number;
+  investment: number | null;
+  meetsTarget: boolean;
+  diagnostics: Diagnostic[];
+}
+
+export interface MeioGroupResult {
+  nSkus: number;
+  targetService: number | null;
+  expectedFillRate: number | null;
+  investment: number;
+  meetsTarget: boolean;
+  curve: Array<{ investment: number; fill_rate: number }>;
+}
+
+export class NetworkCycleError extends Error {}
+
+const WEEKS_PER_YEAR = 52;
+/** lead times beyond this many weeks are flagged: a target met over years of cover is a data problem, not a plan */
+const LONG_LEAD_TIME = 52;
+const CURVE_POINTS = 40;
+
+/** Preferred inbound supply route of each site: lowest priority number, then shortest lead time, then lowest source id. */
+function inboundRoutes(routes: readonly MeioRoute[]): Map<number, MeioRoute> {
+  const best = new Map<number, MeioRoute>();
+  for (const r of routes) {
+    if (!SUPPLY_ROUTE_TYPES.includes(r.type) || r.from === r.to) continue;
+    const b = best.get(r.to);
+    if (!b || r.priority < b.priority || (r.priority === b.priority && (r.leadTime < b.leadTime || (r.leadTime === b.leadTime && r.from < b.from)))) best.set(r.to, r);
+  }
+  return best;
+}
+
+/**
+ * Demand over a replenishment time: exact for a site's own demand; for pooled demand a distribution matched on the
+ * first two moments in the family that keeps its nature (Poisson when every part is Poisson, negative binomial for
+ * over-dispersed counts, else normal).
+ */
+function demandOver(parts: readonly DemandDistribution[], weeks: number): LeadTimeDemand {
+  if (parts.length === 1) return leadTimeDemand(parts[0], weeks);
+  let mean = 0, variance = 0;
+  for (const p of parts) {
+    const m = periodMoments(p);
+    mean += m.mean;
+    variance += m.variance;
+  }
+  mean *= weeks;
+  variance *= weeks;
+  if (mean <= 0) return discreteDistribution([1]);
+  if (parts.every((p) => p.type === 'poisson')) return discreteDistribution(poissonPmf(mean), { mean, variance: mean });
+  if (parts.every((p) => p.type === 'poisson' || p.type === 'negative_binomial' || p.type === 'empirical') && variance > mean) {
+    return discreteDistribution(negativeBinomialPmf((mean * mean) / (variance - mean), mean / variance), { mean, variance });
+  }
+  return normalDistribution(mean, Math.sqrt(Math.max(variance, 1e-12)));
+}
+
+function orderQuantity(site: MeioSite, weeklyMean: number, discrete: boolean, diagnostics: Diagnostic[]): number {
+  if (site.eoqOverride && site.eoqOverride > 0) return discrete ? Math.max(1, Math.round(site.eoqOverride)) : site.eoqOverride;
+  const annual = weeklyMean * WEEKS_PER_YEAR;
+  const h = site.target.holding_rate * site.unitCost;
+  let q: number;
+  if (annual <= 0) q = 1;
+  else if (!(h > 0) || !(site.target.ordering_cost > 0)) {
+    // without a holding or ordering cost the EOQ is undefined: order four weeks of demand
+    if (!(site.unitCost > 0)) diagnostics.push({ code: 'no_unit_cost', detail: 'no unit cost: order quantity set to four weeks of demand and investment is zero' });
+    q = Math.max(1, weeklyMean * 4);
+  } else {
+    const multiple = site.orderMultiple > 0 ? site.orderMultiple : undefined;
+    q = eoqConstrained(site.target.ordering_cost, h, annual, { min: site.moq > 0 ? site.moq : undefined, multiple: discrete ? Math.max(1, multiple ?? 1) : multiple }).orderQuantity;
+  }
+  return discrete ? Math.max(1, Math.round(q)) : Math.max(q, 1e-9);
+}
+
+interface Stocked {
+  site: MeioSite;
+  parts: DemandDistribution[];
+  leadTime: number;
+  upstream: number | null;
+}
+
+/** Plans one item across its network. Throws NetworkCycleError when the supply routes close a cycle. */
+export function planItemNetwork(sites: readonly MeioSite[], routes: readonly MeioRoute[], options: MeioOptions = {}): { skus: MeioSkuResult[]; group: MeioGroupResult } {
+  const byId = new Map(sites.map((s) => [s.siteId, s]));
+  const supply = routes.filter((r) => SUPPLY_ROUTE_TYPES.includes(r.type) && byId.has(r.from) && byId.has(r.to));
+  const graph = buildRouteGraph(supply, sites.map((s) => s.siteId));
+  const cycle = detectCycle(graph);
+  if (cycle) throw new NetworkCycleError(formatCycle(cycle));
+  const inbound = inboundRoutes(supply);
+  const order = topologicalOrder(buildRouteGraph([...inbound.values()], sites.map((s) => s.siteId)))!;
+
+  // pooled demand, pushed from the bottom of the tree of preferred routes to the top
+  const pooled = new Map<number, DemandDistribution[]>(sites.map((s) => [s.siteId, s.demand ? [s.demand] : []]));
+  for (const id of [...order].reverse()) {
+    const up = inbound.get(id)?.from;
+    if (up !== undefined) pooled.get(up)!.push(...pooled.get(id)!);
+  }
+
+  const diagnostics = new Map<number, Diagnostic[]>(sites.map((s) => [s.siteId, []]));
+  const stocked: Stocked[] = [];
+  for (const id of order) {
+    const site = byId.get(id)!;
+    const parts = pooled.get(id)!;
+    const route = inbound.get(id);
+    const own = diagnostics.get(id)!;
+    if (site.hasSeries && !site.demand) own.push({ code: 'no_distribution', detail: 'no fitted demand distribution for this pipeline: run the distribution step' });
+    if (!parts.length) continue;
+    const leadTime = route ? route.leadTime : site.masterLeadTime;
+    if (leadTime === null || leadTime === undefined) {
+      // a source without a lead time and without demand of its own is an outside supplier, not a stocking site
+      if (site.hasSeries) own.push({ code: 'no_route', detail: 'no supply route leads into this site and the item-site has no lead time' });
+      continue;
+    }
+    if (leadTime > LONG_LEAD_TIME) own.push({ code: 'long_lead_time', detail: `lead time of ${leadTime} weeks` });
+    stocked.push({ site, parts, leadTime, upstream: route ? route.from : null });
+  }
+
+  // safety-stock placement: GSM decides the net lead time each stocking site covers when stock passes through several
+  const stockedIds = new Set(stocked.map((s) => s.site.siteId));
+  const arcs = stocked.filter((s) => s.upstream !== null && stockedIds.has(s.upstream)).map((s) => ({ from: s.upstream!, to: s.site.siteId }));
+  const netLeadTime = new Map<number, number>(stocked.map((s) => [s.site.siteId, s.leadTime]));
+  const multiEchelon = arcs.length > 0;
+  if (multiEchelon) {
+    const stages: GsmStage[] = stocked.map((s) => {
+      const own = s.site.demand ? periodMoments(s.site.demand) : { mean: 0, variance: 0 };
+      return {
+        id: s.site.siteId,
+        processingTime: Math.max(0, Math.round(s.leadTime)),
+        holdingCost: Math.max(s.site.target.holding_rate * s.site.unitCost, 1e-9),
+        demandStd: Math.sqrt(own.variance),
+        demandMean: own.mean,
+        maxServiceTime: s.site.hasSeries ? 0 : undefined,
+        safetyFactor: normalQuantile(s.site.target.target_service, 0, 1),
+      };
+    });
+    const solution = solveGsm({ stages, arcs });
+    for (const st of solution.stages) {
+      const s = stocked.find((x) => x.site.siteId === st.id)!;
+      // GSM works in whole weeks; keep the fractional part of the real lead time where the site covers it all
+      netLeadTime.set(st.id, st.netLeadTime === Math.round(s.leadTime) ? s.leadTime : st.netLeadTime);
+      if (st.netLeadTime === 0) diagnostics.get(st.id)!.push({ code: 'pass_through', detail: 'the guaranteed-service model holds no safety stock here: downstream sites cover the lead time' });
+    }
+  }
+
+  interface Planned { s: Stocked; ltd: LeadTimeDemand; Q: number; level: number; weeklyMean: number; weeklyStd: number; cover: number }
+  const planned: Planned[] = [];
+  for (const s of stocked) {
+    const t = s.site.target;
+    const review = t.policy === 'rQ' ? 0 : t.review_period_weeks;
+    const cover = netLeadTime.get(s.site.siteId)! + review;
+    const ltd = demandOver(s.parts, cover);
+    const weekly = demandOver(s.parts, 1);
+    const discrete = ltd.kind === 'discrete';
+    const Q = t.policy === 'base_stock'
+      ? Math.max(discrete ? 1 : 1e-9, discrete ? Math.round(weekly.mean * t.review_period_weeks) || 1 : weekly.mean * t.review_period_weeks)
+      : orderQuantity(s.site, weekly.mean, discrete, diagnostics.get(s.site.siteId)!);
+    const level = t.service_type === 'fill_rate' ? reorderPointForFillRate(ltd, Q, t.target_service) : reorderPointForCycleService(ltd, t.target_service);
+    planned.push({ s, ltd, Q, level, weeklyMean: weekly.mean, weeklyStd: Math.sqrt(weekly.variance), cover });
+  }
+
+  // the group: the item's demand sites, scored by demand-weighted service; the greedy buys the cheapest service first
+  const demandSites = planned.filter((p) => p.s.site.hasSeries && p.s.site.demand && p.weeklyMean > 0 && p.ltd.kind === 'discrete');
+  const weightTotal = demandSites.reduce((n, p) => n + periodMoments(p.s.site.demand!).mean, 0);
+  let group: MeioGroupResult = { nSkus: planned.length, targetService: null, expectedFillRate: null, investment: 0, meetsTarget: true, curve: [] };
+  if (demandSites.length > 1 && weightTotal > 0) {
+    const weights = demandSites.map((p) => periodMoments(p.s.site.demand!).mean / weightTotal);
+    const serviceOf = (p: Planned, r: number) => (p.s.site.target.service_type === 'fill_rate' ? evaluateRQ(p.ltd, r, p.Q).fillRate : p.ltd.cdf(r));
+    const target = demandSites.reduce((n, p, i) => n + weights[i] * p.s.site.target.target_service, 0);
+    // overrides are promises to one SKU-site: the greedy starts them at their own target, never below
+    const floors = demandSites.map((p) => (p.s.site.target.source === 'override' ? p.level : -p.Q));
+    const skus: MarginalSku[] = demandSites.map((p, i) => ({
+      unitCost: Math.max(p.s.site.unitCost, 1e-9),
+      levelCost: (r: number) => Math.max(p.s.site.unitCost, 1e-9) * evaluateRQ(p.ltd, r, p.Q).expectedOnHand,
+      score: (r: number) => weights[i] * serviceOf(p, r),
+      minLevel: floors[i],
+      maxLevel: Math.max(floors[i], p.level + Math.ceil(4 * Math.sqrt(p.ltd.variance)) + 2),
+    }));
+    const headroom = options.curveHeadroom ?? 0.005;
+    const curve = traceCurve(skus, { lookahead: 8, stopAtScore: Math.min(0.999999, target + headroom) });
+    let pick = pickByTarget(curve, target) ?? curvePoint(curve, curve.length - 1);
+    let budgetBinds = false;
+    if (options.budget != null) {
+      const within = pickByBudget(curve, options.budget);
+      if (within && within.index < pick.index) {
+        pick = within;
+        budgetBinds = true;
+      }
+    }
+    const levels = levelsAt(curve, pick.index);
+    demandSites.forEach((p, i) => {
+      p.level = levels[i];
+      const own = serviceOf(p, p.level);
+      if (budgetBinds) diagnostics.get(p.s.site.siteId)!.push({ code: 'budget', detail: `the budget of ${options.budget} stops the optimiser at ${pick.investment.toFixed(2)}` });
+      else if (own + 1e-9 < p.s.site.target.target_service) diagnostics.get(p.s.site.siteId)!.push({ code: 'group_allocation', detail: `below its own target: the group target ${target.toFixed(4)} is met more cheaply by stock at other sites` });
+    });
+    const step = Math.max(1, Math.floor(curve.length / CURVE_POINTS));
+    const points: Array<{ investment: number; fill_rate: number }> = [];
+    for (let k = 0; k < curve.length; k += step) points.push({ investment: curve.investment[k], fill_rate: curve.score[k] });
+    if ((curve.length - 1) % step !== 0) points.push({ investment: curve.investment[curve.length - 1], fill_rate: curve.score[curve.length - 1] });
+    group = { nSkus: planned.length, targetService: target, expectedFillRate: pick.score, investment: 0, meetsTarget: pick.score + 1e-9 >= target, curve: points };
+  }
+
+  const results: MeioSkuResult[] = [];
+  for (const p of planned) {
+    const t = p.s.site.target;
+    const e = evaluateRQ(p.ltd, p.level, p.Q, p.s.site.unitCost);
+    const achieved = t.service_type === 'fill_rate' ? e.fillRate : e.cycleServiceLevel;
+    const isBase = t.policy === 'base_stock';
+    results.push({
+      siteId: p.s.site.siteId, policy: t.policy, serviceType: t.service_type, targetService: t.target_service, targetSource: t.source,
+      echelonModel: multiEchelon ? 'gsm' : 'single',
+      distributionType: p.s.parts.length === 1 ? p.s.parts[0].type : 'pooled',
+      weeklyMean: p.weeklyMean, weeklyStd: p.weeklyStd,
+      leadTimeWeeks: p.s.leadTime, netLeadTimeWeeks: netLeadTime.get(p.s.site.siteId)!, reviewPeriodWeeks: t.policy === 'rQ' ? 0 : t.review_period_weeks,
+      ltdMean: p.ltd.mean, ltdStd: Math.sqrt(p.ltd.variance),
+      orderQty: p.Q,
+      reorderPoint: isBase ? p.level + p.Q - 1 : p.level,
+      orderUpTo: p.level + p.Q,
+      safetyStock: p.level - p.ltd.mean,
+      expectedFillRate: e.fillRate, expectedCsl: e.cycleServiceLevel, expectedBackorders: e.expectedBackorders, expectedOnHand: e.expectedOnHand,
+      unitCost: p.s.site.unitCost, investment: e.investment,
+      meetsTarget: achieved + 1e-9 >= t.target_service,
+      diagnostics: diagnostics.get(p.s.site.siteId)!,
+    });
+  }
+  // sites with demand that could not be planned still get a row that says why
+  for (const s of sites) {
+    if (planned.some((p) => p.s.site.siteId === s.siteId)) continue;
+    const d = diagnostics.get(s.siteId)!;
+    if (!s.hasSeries && !d.length) continue;
+    const m = s.demand ? periodMoments(s.demand) : null;
+    results.push({
+      siteId: s.siteId, policy: s.target.policy, serviceType: s.target.service_type, targetService: s.target.target_service, targetSource: s.target.source,
+      echelonModel: multiEchelon ? 'gsm' : 'single', distributionType: s.demand?.type ?? null, weeklyMean: m?.mean ?? null, weeklyStd: m ? Math.sqrt(m.variance) : null,
+      leadTimeWeeks: s.masterLeadTime, netLeadTimeWeeks: null, reviewPeriodWeeks: s.target.review_period_weeks, ltdMean: null, ltdStd: null,
+      orderQty: null, reorderPoint: null, orderUpTo: null, safetyStock: null, expectedFillRate: null, expectedCsl: null, expectedBackorders: null,
+      expectedOnHand: null, unitCost: s.unitCost, investment: null, meetsTarget: false, diagnostics: d,
+    });
+  }
+  results.sort((a, b) => a.siteId - b.siteId);
+  group.investment = results.reduce((n, r) => n + (r.investment ?? 0), 0);
+  if (group.expectedFillRate === null) {
+    const rated = results.filter((r) => r.expectedFillRate !== null && r.weeklyMean);
+    const w = rated.reduce((n, r) => n + r.weeklyMean!, 0);
+    group.expectedFillRate = w > 0 ? rated.reduce((n, r) => n + r.expectedFillRate! * r.weeklyMean!, 0) / w : null;
+    group.targetService = w > 0 ? rated.reduce((n, r) => n + r.targetService * r.weeklyMean!, 0) / w : null;
+    group.meetsTarget = results.every((r) => r.meetsTarget || !r.weeklyMean);
+  }
+  return { skus: results, group };
+}
