@@ -17,6 +17,10 @@ import { registerAuthRoutes } from './routes/auth';
 import { registerCalendarRoutes } from './routes/calendars';
 import { registerImportRoutes } from './routes/import';
 import { registerMasterDataRoutes } from './routes/masterData';
+import { registerMeioConfigRoutes } from './routes/meio/config';
+import { registerMeioResultRoutes } from './routes/meio/results';
+import { registerInventoryNetworkRoutes } from './routes/inventory/network';
+import { registerRouteRoutes } from './routes/inventory/routes';
 import { registerNpiRoutes } from './routes/npi';
 import { registerParameterRoutes } from './routes/parameters';
 import { eventStreamPaths, type RouteTable } from './routes/define';
@@ -38,6 +42,7 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerParameterRoutes, registerHyperparamRoutes, registerCalendarRoutes,
   registerMasterDataRoutes, registerSeriesRoutes, registerSeriesDetailRoutes, registerSegmentRoutes, registerAbcRoutes, registerNpiRoutes,
   registerForecastRoutes, registerAnalyticsRoutes,
+  registerRouteRoutes, registerMeioConfigRoutes, registerMeioResultRoutes, registerInventoryNetworkRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

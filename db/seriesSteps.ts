@@ -72,6 +72,22 @@ export async function scopeChunks(tx: Tx, scope: RunScope, chunkSize: number, la
   return rows.map((r) => ({ from: { item_id: r.from_item, site_id: r.from_site }, to: { item_id: r.to_item, site_id: r.to_site }, count: r.count }));
 }
 
+/**
+ * The scope's series cut at item boundaries, for steps that plan an item across all its sites at once (meio): a chunk
+ * holds whole items and about chunkSize series; its range runs from the first item's first site to the last item's
+ * last site.
+ */
+export async function scopeItemChunks(tx: Tx, scope: RunScope, chunkSize: number): Promise<SeriesChunk[]> {
+  const rows = (await tx.any(sql.unsafe`
+    WITH per_item AS (SELECT s.item_id, count(*)::int8 AS n, min(s.site_id) AS first_site, max(s.site_id) AS last_site FROM series s WHERE ${scopeSql(scope)} GROUP BY s.item_id),
+    numbered AS (SELECT p.*, (sum(p.n) OVER (ORDER BY p.item_id) - p.n) / ${chunkSize}::int8 AS chunk FROM per_item p)
+    SELECT chunk, sum(n)::int AS count,
+      (array_agg(item_id ORDER BY item_id))[1] AS from_item, (array_agg(first_site ORDER BY item_id))[1] AS from_site,
+      (array_agg(item_id ORDER BY item_id DESC))[1] AS to_item, (array_agg(last_site ORDER BY item_id DESC))[1] AS to_site
+    FROM numbered GROUP BY chunk ORDER BY chunk`)) as Array<{ count: number; from_item: number; from_site: number; to_item: number; to_site: number }>;
+  return rows.map((r) => ({ from: { item_id: r.from_item, site_id: r.from_site }, to: { item_id: r.to_item, site_id: r.to_site }, count: r.count }));
+}
+
 /** One series' weekly history as the steps see it. */
 export interface WeeklySeries extends SeriesKey {
   unique_id: string;

@@ -30,6 +30,8 @@ export interface RunStepInput extends JobInput {
   step: string;
   /** run-forecast: only these series (unique ids) and, when given, these methods */
   series?: string[] | null;
+  /** meio: the MEIO scenario (null: the tenant's default) */
+  meioScenarioId?: number | null;
   methods?: string[] | null;
 }
 
@@ -115,7 +117,7 @@ async function runSeriesStep(input: RunStepInput): Promise<StepResult> {
   const settings = await bookkeeping.stepSettings({ accountId: input.accountId, nWorkers: input.nWorkers });
   const base = {
     accountId: input.accountId, jobId: input.jobId, step: input.step, pipelineId: input.pipelineId, scenarioId: input.scenarioId,
-    segmentId: input.segmentId, series: input.series ?? null, methods: input.methods ?? null,
+    segmentId: input.segmentId, series: input.series ?? null, methods: input.methods ?? null, meioScenarioId: input.meioScenarioId ?? null,
   };
   const plan = await work.seriesStepPlan({ ...base, chunkSize: settings.chunkSize, lanes: settings.nWorkers });
   const compute = computeActivities();
@@ -154,6 +156,7 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
       case 'backtest-forecast':
       case 'best-method':
       case 'distribution':
+      case 'meio':
         return runSeriesStep(input);
       default:
         throw ApplicationFailure.nonRetryable(`step ${input.step} not available yet`, 'StepNotAvailable');

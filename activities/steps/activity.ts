@@ -1,7 +1,7 @@
 import { appendLog } from '../../db/jobs';
 import type { SeriesKey } from '../../db/etl';
 import { withTenant, type Db } from '../../db/pool';
-import { scopeChunks, weeklyInRange, type RunScope, type SeriesChunk } from '../../db/seriesSteps';
+import { scopeChunks, scopeItemChunks, weeklyInRange, type RunScope, type SeriesChunk } from '../../db/seriesSteps';
 import { checkpoint } from '../jobs/activity';
 import { resolveParametersInRange } from '../../db/parameterResolution';
 import { STEP_HANDLERS } from './registry';
@@ -13,6 +13,8 @@ export interface SeriesStepInput {
   step: string;
   pipelineId: number | null;
   scenarioId: number | null;
+  /** meio: the MEIO scenario (null: the tenant's default) */
+  meioScenarioId?: number | null;
   segmentId: number | null;
   /** run-forecast: unique ids `<item_id>_<site_id>` */
   series?: string[] | null;
@@ -44,9 +46,11 @@ function scopeOf(input: SeriesStepInput): RunScope {
 export function createSeriesStepActivities({ db }: { db: Db }) {
   return {
     async seriesStepPlan(input: SeriesStepInput & { chunkSize: number; lanes?: number }): Promise<SeriesStepPlan> {
-      handlerOf(input.step);
+      const handler = handlerOf(input.step);
       return withTenant(db, input.accountId, async (tx) => {
-        const chunks = await scopeChunks(tx, scopeOf(input), input.chunkSize, input.lanes ?? 1);
+        const chunks = handler.chunkBy === 'item'
+          ? await scopeItemChunks(tx, scopeOf(input), input.chunkSize)
+          : await scopeChunks(tx, scopeOf(input), input.chunkSize, input.lanes ?? 1);
         const total = chunks.reduce((n, c) => n + c.count, 0);
         await appendLog(tx, input.jobId, total ? `${input.step}: ${total} series in ${chunks.length} chunks` : `${input.step}: no series with weekly history in scope (run etl first)`);
         return { total, chunks };
@@ -63,7 +67,7 @@ export function createSeriesStepActivities({ db }: { db: Db }) {
           ? await resolveParametersInRange(tx, input.from, input.to, handler.parameterTypes, series)
           : new Map();
         checkpoint({ index: input.index, phase: 'compute' });
-        const r = await handler.run({ tx, jobId: input.jobId, scope, scenarioId: input.scenarioId, methods: input.methods ?? null, index: input.index, of: input.of }, series, params);
+        const r = await handler.run({ tx, jobId: input.jobId, scope, scenarioId: input.scenarioId, meioScenarioId: input.meioScenarioId ?? null, methods: input.methods ?? null, index: input.index, of: input.of }, series, params);
         await appendLog(tx, input.jobId, `${input.step}: chunk ${input.index + 1}/${input.of}: ${series.length} series, ${r.rows} rows${r.note ? `; ${r.note}` : ''}`);
         return { series: series.length, rows: r.rows };
       });
@@ -73,7 +77,7 @@ export function createSeriesStepActivities({ db }: { db: Db }) {
       const handler = handlerOf(input.step);
       if (!handler.finalize) return;
       await withTenant(db, input.accountId, async (tx) => {
-        const note = await handler.finalize!({ tx, jobId: input.jobId, scope: scopeOf(input), scenarioId: input.scenarioId, methods: input.methods ?? null });
+        const note = await handler.finalize!({ tx, jobId: input.jobId, scope: scopeOf(input), scenarioId: input.scenarioId, meioScenarioId: input.meioScenarioId ?? null, methods: input.methods ?? null });
         if (note) await appendLog(tx, input.jobId, `${input.step}: ${note}`);
       });
     },

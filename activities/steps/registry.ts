@@ -1,6 +1,7 @@
 import { characterizationStep } from '../characterization/step';
 import { distributionStep } from '../distribution/step';
 import { backtestForecastStep, backtestStep, bestMethodStep, forecastStep } from '../forecast/step';
+import { meioStep } from '../meio/step';
 import { outlierStep } from '../outlier/step';
 import type { SeriesStepHandler } from './types';
 
@@ -16,4 +17,5 @@ export const STEP_HANDLERS: Record<string, SeriesStepHandler> = {
   'backtest-forecast': backtestForecastStep,
   'best-method': bestMethodStep,
   distribution: distributionStep,
+  meio: meioStep,
 };

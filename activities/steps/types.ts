@@ -8,6 +8,8 @@ export interface StepRun {
   jobId: string;
   scope: RunScope;
   scenarioId: number | null;
+  /** meio: the MEIO scenario (null: the tenant's default) */
+  meioScenarioId?: number | null;
   /** run-forecast: the methods asked for (null: the parameters decide) */
   methods: string[] | null;
   /** chunk index and count, for log lines */
@@ -22,6 +24,8 @@ export interface StepRun {
  */
 export interface SeriesStepHandler {
   parameterTypes: readonly string[];
+  /** 'item': chunks hold whole items (every site of an item in one chunk), for steps that plan across a network */
+  chunkBy?: 'series' | 'item';
   run(run: StepRun, series: WeeklySeries[], params: Map<string, ResolvedParameters>): Promise<{ rows: number; note?: string }>;
   /** after every chunk (optional): e.g. drop results of series that left the scope */
   finalize?(run: Omit<StepRun, 'index' | 'of'>): Promise<string | null>;

@@ -38,7 +38,12 @@ export interface TableDef {
 /** Dependency order: a run always applies tables in this order, so references made by later tables exist. */
 export const TABLE_ORDER: TableName[] = ['items', 'sites', 'item_site', 'routes', 'calendars', 'demand_history', 'firm_orders', 'supersession'];
 
-export const ROUTE_TYPES = ['REPLENISHMENT', 'RETURN', 'REPAIR'];
+/**
+ * Route types: REPLENISHMENT, RETURN and REPAIR (spec §2.4) and the sourcing types of supply planning. A route without
+ * a type is a BUY route.
+ */
+export const ROUTE_TYPES = ['REPLENISHMENT', 'RETURN', 'REPAIR', 'BUY', 'BUILD', 'TRANSFER', 'BALANCING'];
+export const DEFAULT_ROUTE_TYPE = 'BUY';
 export const ORDER_TYPES = ['BUY', 'BUILD', 'REPAIR', 'TRANSFER', 'BALANCING', 'REPLENISH', 'RETURN'];
 export const ERP_STATUSES = ['firm', 'released', 'in_transit', 'received'];
 
@@ -91,7 +96,7 @@ export const TABLES: Record<TableName, TableDef> = {
       { name: 'item_xuid', type: 'item', description: 'item code; empty means the route serves every item' },
       { name: 'from_site_xuid', type: 'site', required: true, description: 'source site code' },
       { name: 'to_site_xuid', type: 'site', required: true, description: 'destination site code' },
-      { name: 'route_type', type: 'enum', required: true, values: ROUTE_TYPES, description: 'REPLENISHMENT, RETURN or REPAIR (any case)' },
+      { name: 'route_type', type: 'enum', values: ROUTE_TYPES, default: DEFAULT_ROUTE_TYPE, description: 'one of the route types (any case); empty means BUY' },
       { name: 'lead_time', type: 'number', min: 0, required: true, description: 'lead time in weeks' },
       { name: 'priority', type: 'integer', min: 0, default: '1', description: 'lower is preferred' },
     ],

@@ -8,7 +8,7 @@
  *   a bad row is rejected with its reason and the good rows still land.
  */
 import { parse } from 'csv-parse/sync';
-import { ATTR_PREFIX, TABLES, type ColumnDef, type TableDef, type TableName } from './tables';
+import { ATTR_PREFIX, DEFAULT_ROUTE_TYPE, TABLES, type ColumnDef, type TableDef, type TableName } from './tables';
 
 /** A staged row as stored: every column as text or null, plus the collected `attr_*` columns as JSON text. */
 export type StagedRow = Record<string, string | null>;
@@ -236,12 +236,14 @@ function readCell(col: ColumnDef, raw: string | null, refs: Refs): [string | nul
 /** Rules that involve more than one column. */
 const ROW_RULES: Partial<Record<TableName, (v: CleanRow) => string | undefined>> = {
   supersession: (v) => (v.from_item_xuid !== null && v.from_item_xuid === v.to_item_xuid ? 'from_item_xuid and to_item_xuid are the same item' : undefined),
+  routes: (v) => (v.from_site_xuid !== null && v.from_site_xuid === v.to_site_xuid ? 'from_site_xuid and to_site_xuid are the same site' : undefined),
   firm_orders: (v) => (v.release_dt && v.arrival_dt && v.release_dt > v.arrival_dt ? 'release_dt is after arrival_dt' : undefined),
 };
 
 /** Key columns that have a default are filled here, so rows are matched on the value they will be stored with. */
 const KEY_DEFAULTS: Partial<Record<TableName, Record<string, string>>> = {
   firm_orders: { source_system: 'manual_upload' },
+  routes: { route_type: DEFAULT_ROUTE_TYPE },
 };
 
 /** Reads and checks one staged row; a rejected row carries every problem found, separated by '; '. */

@@ -59,7 +59,7 @@ describe('GET /api/import/tables', () => {
       ['item_xuid', 'item', true], ['site_xuid', 'site', true], ['ds', 'date', true], ['qty', 'number', true],
     ]);
     const routes = list.find((x) => x.table_name === 'routes')!;
-    expect(routes.columns.find((c) => c.name === 'route_type')).toMatchObject({ type: 'enum', required: true, values: ['REPLENISHMENT', 'RETURN', 'REPAIR'] });
+    expect(routes.columns.find((c) => c.name === 'route_type')).toMatchObject({ type: 'enum', required: false, values: ['REPLENISHMENT', 'RETURN', 'REPAIR', 'BUY', 'BUILD', 'TRANSFER', 'BALANCING'] });
     expect(routes.columns.find((c) => c.name === 'item_xuid')).toMatchObject({ required: false });
   });
 

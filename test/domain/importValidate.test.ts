@@ -168,7 +168,10 @@ describe('validateRow (run-time)', () => {
     const ok = validateRow('routes', { item_xuid: null, from_site_xuid: 'S1', to_site_xuid: 'S2', route_type: 'replenishment', lead_time: '2', priority: '1' }, refs);
     expect(ok).toEqual({ ok: true, values: { item_xuid: null, from_site_xuid: '21', to_site_xuid: '22', route_type: 'REPLENISHMENT', lead_time: '2', priority: '1' } });
     const bad = validateRow('routes', { from_site_xuid: 'S1', to_site_xuid: 'S2', route_type: 'TRUCK', lead_time: '2', priority: '1.5' }, refs);
-    expect(bad).toEqual({ ok: false, reason: "route_type: 'TRUCK' is not one of REPLENISHMENT, RETURN, REPAIR; priority: '1.5' is not an integer" });
+    expect(bad).toEqual({ ok: false, reason: "route_type: 'TRUCK' is not one of REPLENISHMENT, RETURN, REPAIR, BUY, BUILD, TRANSFER, BALANCING; priority: '1.5' is not an integer" });
+    // a route without a type is a BUY route; a route from a site to itself is refused
+    expect(validateRow('routes', { from_site_xuid: 'S1', to_site_xuid: 'S2', lead_time: '2' }, refs)).toMatchObject({ ok: true, values: { route_type: 'BUY' } });
+    expect(validateRow('routes', { from_site_xuid: 'S1', to_site_xuid: 'S1', route_type: 'transfer', lead_time: '2' }, refs)).toEqual({ ok: false, reason: 'from_site_xuid and to_site_xuid are the same site' });
   });
 
   test('firm orders: qty > 0, defaults of the key filled, release not after arrival', () => {

@@ -413,16 +413,20 @@ describe('forecast, backtest, backtest-forecast and best-method steps (real work
     expect(await q(sql.unsafe`SELECT 1 FROM backtest_metrics WHERE pipeline_id = ${p.body.id}`)).toEqual([]);
   }, 300_000);
 
-  test('run-all runs every available step in order and stops at meio, which is not available yet', async () => {
+  test('run-all runs every available step in order, meio included, and stops at supply, which is not available yet', async () => {
     const res = await t.call('post', '/api/pipeline/run-all', { token: planner, body: { pipeline_id: pipelineId } });
     expect(res.status).toBe(200);
     const job = await waitForJob(t, planner, res.body.job_id, isFinished, 400_000);
     expect(job.children.map((c) => [c.step, c.status])).toEqual([
       ['etl', 'completed'], ['outlier', 'completed'], ['characterization', 'completed'], ['forecast', 'completed'], ['backtest', 'completed'],
-      ['backtest-forecast', 'completed'], ['best-method', 'completed'], ['distribution', 'completed'], ['meio', 'failed'],
+      ['backtest-forecast', 'completed'], ['best-method', 'completed'], ['distribution', 'completed'], ['meio', 'completed'], ['supply', 'failed'],
     ]);
     expect(job.status).toBe('failed');
-    expect(job.error).toContain('step meio not available yet');
+    expect(job.error).toContain('step supply not available yet');
+    // meio planned every series of the pipeline under the tenant's default MEIO scenario, created by the run
+    const meio = await q(sql.unsafe`SELECT count(*)::int AS n, count(DISTINCT scenario_id)::int AS scenarios FROM meio_results WHERE pipeline_id = ${pipelineId}`);
+    expect(meio[0].scenarios).toBe(1);
+    expect(meio[0].n).toBeGreaterThan(0);
     // with the characterization stored, the forecast step used its recommendations; best-method covered every series
     const rows = await forecasts();
     expect(rows.find((r) => r.item === 'SMOOTH' && r.method !== 'combination').params.method_source).toBe('recommended');

@@ -86,10 +86,10 @@ describe('etl', () => {
 });
 
 test('a step that is not built yet fails its job, never pretends to succeed', async () => {
-  const res = await run('meio', { scenario_id: s2 });
+  const res = await run('supply', { scenario_id: s2 });
   const job = await waitForJob(t, planner, res.body.job_id, isFinished);
   expect(job.status).toBe('failed');
-  expect(job.error).toBe('step meio not available yet');
+  expect(job.error).toBe('step supply not available yet');
 });
 
 test('run_id makes a retried request idempotent', async () => {
