@@ -34,11 +34,6 @@ export async function allRoutes(tx: Tx): Promise<RouteRow[]> {
   return [...(await tx.any(sql.unsafe`SELECT ${ROUTE_COLUMNS} FROM routes ORDER BY id`))] as RouteRow[];
 }
 
-/** Items that have routes of their own: the networks a change of a route for every item can close a cycle in. */
-export async function itemsWithOwnRoutes(tx: Tx): Promise<number[]> {
-  return [...(await tx.anyFirst(sql.unsafe`SELECT DISTINCT item_id FROM routes WHERE item_id IS NOT NULL ORDER BY item_id`))] as number[];
-}
-
 /** Another route with the same natural key (item or all, from, to, type), if any. */
 export async function findRouteTwin(tx: Tx, r: Pick<RouteRow, 'item_id' | 'from_site_id' | 'to_site_id' | 'route_type'>, exceptId: number): Promise<number | null> {
   return (await tx.maybeOneFirst(sql.unsafe`

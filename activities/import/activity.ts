@@ -7,6 +7,8 @@ import {
 import { appendLog, finishJob, heartbeat as jobHeartbeat, markRunning } from '../../db/jobs';
 import { addSource, applySource, createSource, dropDuplicates } from '../../db/masterDataWrite';
 import { sql, withTenant, type Db, type Tx } from '../../db/pool';
+import { allRoutes, siteNames } from '../../db/routes';
+import { findSupplyCycle } from '../../domain/inventory/network';
 import { isTableName, type TableName } from '../../domain/import/tables';
 import { duplicateReason, neededRefs, validateRow, type Refs } from '../../domain/import/validate';
 
@@ -85,6 +87,18 @@ const resultOf = (r: RunTableRow): ImportTableResult => ({
   table_name: r.table_name, mode: r.mode, status: r.status as ImportTableResult['status'], rows_read: r.rows_read,
   inserted: r.inserted, updated: r.updated, deleted: r.deleted, rejected: r.rejected, error: r.error,
 });
+
+/**
+ * Routes that close a supply cycle in any item's network fail the whole routes table (its transaction rolls back),
+ * the same rule the routes API applies to one route.
+ */
+async function refuseSupplyCycles(tx: Tx): Promise<void> {
+  const routes = await allRoutes(tx);
+  const found = findSupplyCycle(routes.map((r) => ({ item_id: r.item_id, from: r.from_site_id, to: r.to_site_id, type: r.route_type })));
+  if (!found) return;
+  const names = await siteNames(tx, found.cycle);
+  throw new TableFailure(`the routes would close a supply cycle${found.item === null ? '' : ` for item ${found.item}`}: ${found.cycle.map((id) => names.get(id)?.xuid ?? String(id)).join(' → ')}; REPLENISHMENT, BUY, BUILD and TRANSFER routes must not lead back to a site they leave`);
+}
 
 async function readRefs(tx: Tx, table: TableName): Promise<Refs> {
   const need = neededRefs(table);
@@ -227,6 +241,7 @@ export function createImportActivities(deps: { db: Db }) {
             throw new TableFailure(`no valid rows; replace would have emptied the target (${pass.rejected} rows rejected)`);
           }
           const counts = await applySource(tx, table, input.mode);
+          if (table === 'routes') await refuseSupplyCycles(tx);
           return done('completed', counts, null,
             `${table}: read ${pass.rowsRead}, inserted ${counts.inserted}, updated ${counts.updated}, deleted ${counts.deleted}, rejected ${pass.rejected} (${input.mode})`);
         });

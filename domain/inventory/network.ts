@@ -230,3 +230,24 @@ class MinHeap {
     return top;
   }
 }
+
+export interface ItemRoute {
+  item_id: number | null;
+  from: number;
+  to: number;
+  type: string;
+}
+
+/**
+ * The first supply cycle in any item's network, where an item's network is its own routes plus the routes for every
+ * item (item_id null): null when every network is acyclic. `item` is null when the routes for every item close it.
+ */
+export function findSupplyCycle(routes: readonly ItemRoute[]): { item: number | null; cycle: number[] } | null {
+  const supply = routes.filter((r) => SUPPLY_ROUTE_TYPES.includes(r.type));
+  const items = [null, ...new Set(supply.filter((r) => r.item_id !== null).map((r) => r.item_id as number))].sort((a, b) => (a ?? 0) - (b ?? 0));
+  for (const item of items) {
+    const cycle = detectCycle(buildRouteGraph(supply.filter((r) => r.item_id === null || r.item_id === item)));
+    if (cycle) return { item, cycle };
+  }
+  return null;
+}

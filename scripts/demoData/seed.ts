@@ -50,11 +50,14 @@ export async function seedDemoData(db: Db, temporal: TemporalDeps, accountId: st
   return { staged, importRunId: run.run_id, etlJobId, pipelineId, series: (etl.result as { series: number }).series };
 }
 
-/** The forecasting steps after etl, in pipeline order: what the demo tenant runs so a planner finds forecasts. */
-export const DEMO_FORECAST_STEPS: readonly string[] = PIPELINE_ORDER.slice(PIPELINE_ORDER.indexOf('outlier'), PIPELINE_ORDER.indexOf('distribution') + 1);
+/**
+ * The steps after etl, in pipeline order, that the demo tenant runs so a planner finds forecasts and stock targets:
+ * outlier … distribution, then meio under the default MEIO scenario over the generator's network of routes.
+ */
+export const DEMO_FORECAST_STEPS: readonly string[] = PIPELINE_ORDER.slice(PIPELINE_ORDER.indexOf('outlier'), PIPELINE_ORDER.indexOf('meio') + 1);
 
 /**
- * Starts outlier → … → distribution on the demo pipeline as one run (a runSequence job, visible in the jobs API and
+ * Starts outlier → … → distribution → meio on the demo pipeline as one run (a runSequence job, visible in the jobs API and
  * the Temporal UI) and returns its job id without waiting: the stack is usable while it runs.
  */
 export async function startDemoForecast(db: Db, temporal: TemporalDeps, accountId: string, pipelineId: number, createdBy = 'demo-seed'): Promise<string> {

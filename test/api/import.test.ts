@@ -289,6 +289,29 @@ describe('POST /api/import/run', () => {
     expect((await masterRows('sites')).map((r: any) => r.xuid)).toEqual(['DC', 'ST', 'WH']);
   });
 
+  test('routes that would close a supply cycle fail the routes table whole, naming the sites; a RETURN loop lands', async () => {
+    await clearStaging(bAdmin);
+    await load('routes', [
+      { from_site_xuid: 'DC', to_site_xuid: 'ST', route_type: 'replenishment', lead_time: 1 },
+      { from_site_xuid: 'ST', to_site_xuid: 'DC', route_type: 'TRANSFER', lead_time: 2 },
+    ], bPlanner);
+    const bad = await runAndWait({ tables: ['routes'] }, bPlanner);
+    expect(bad.byTable.routes).toMatchObject({ status: 'failed', inserted: 0 });
+    expect(bad.byTable.routes.error).toContain('the routes would close a supply cycle: DC → ST → DC');
+    const count = () => withTenant(t.db, b.accountId, (tx) => tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM routes`));
+    expect(await count()).toBe(0);
+    await clearStaging(bAdmin);
+    await load('routes', [
+      { from_site_xuid: 'DC', to_site_xuid: 'ST', route_type: 'replenishment', lead_time: 1 },
+      { from_site_xuid: 'ST', to_site_xuid: 'DC', route_type: 'RETURN', lead_time: 2 },
+      { from_site_xuid: 'WH', to_site_xuid: 'DC', lead_time: 3 },
+    ], bPlanner);
+    const good = await runAndWait({ tables: ['routes'] }, bPlanner);
+    expect(good.byTable.routes).toMatchObject({ status: 'completed', inserted: 3 });
+    const types = await withTenant(t.db, b.accountId, (tx) => tx.anyFirst(sql.unsafe`SELECT route_type FROM routes ORDER BY route_type`));
+    expect(types).toEqual(['BUY', 'REPLENISHMENT', 'RETURN']);
+  });
+
   test.each([
     [{ tables: ['widgets'] }, 'body.tables[0] must be one of: items, sites, item_site, routes, calendars, demand_history, firm_orders, supersession'],
     [{ tables: [] }, 'body.tables must NOT have fewer than 1 items'],

@@ -54,12 +54,17 @@ test('generated demo data goes through import staging, an import run and etl wit
   const jobId = await startDemoForecast(t.db, { client: tw.client, taskQueue: tw.taskQueue }, tenant.accountId, result.pipelineId, 'test');
   const job = await waitForDemoJob(t.db, tenant.accountId, jobId, 300_000);
   expect([job.status, job.error]).toEqual(['completed', null]);
-  expect(DEMO_FORECAST_STEPS).toEqual(['outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution']);
+  expect(DEMO_FORECAST_STEPS).toEqual(['outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio']);
   const done = await withTenant(t.db, tenant.accountId, async (tx) => ({
     forecasted: await tx.oneFirst(sql.unsafe`SELECT count(DISTINCT (item_id, site_id))::int FROM forecast_results WHERE pipeline_id = ${result.pipelineId}`),
     best: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series_best_method WHERE pipeline_id = ${result.pipelineId}`),
     distributions: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series_distributions WHERE pipeline_id = ${result.pipelineId}`),
     negative: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM forecast_results, unnest(yhat) v WHERE v < 0 OR v = 'NaN'`),
+    // every series with demand gets a stock target; the routes add the DCs and plants that feed the stores
+    meioSeries: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM meio_results r JOIN series s USING (item_id, site_id) WHERE r.pipeline_id = ${result.pipelineId} AND r.weekly_mean > 0`),
+    routes: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM routes`),
   }));
-  expect(done).toEqual({ forecasted: seriesWithDemand, best: seriesWithDemand, distributions: seriesWithDemand, negative: 0 });
+  expect(done).toMatchObject({ forecasted: seriesWithDemand, best: seriesWithDemand, distributions: seriesWithDemand, negative: 0 });
+  expect(done.routes).toBeGreaterThan(0);
+  expect(done.meioSeries).toBe(seriesWithDemand);
 }, 480_000);

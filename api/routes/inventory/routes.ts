@@ -1,7 +1,7 @@
-import { allRoutes, findRouteTwin, itemsWithOwnRoutes, missingIds, ROUTE_RECORD, siteNames, type RouteRow } from '../../../db/routes';
+import { allRoutes, findRouteTwin, missingIds, ROUTE_RECORD, siteNames, type RouteRow } from '../../../db/routes';
 import type { Tx } from '../../../db/pool';
 import { DEFAULT_ROUTE_TYPE, ROUTE_TYPES } from '../../../domain/import/tables';
-import { buildRouteGraph, detectCycle, SUPPLY_ROUTE_TYPES, supplyEdges } from '../../../domain/inventory/network';
+import { findSupplyCycle, SUPPLY_ROUTE_TYPES } from '../../../domain/inventory/network';
 import { badRequest, conflict } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { defineResource } from '../resource';
@@ -20,24 +20,18 @@ const TYPE_INFO: Record<string, { category: 'replenishment' | 'reverse' | 'sourc
 const num = (v: unknown) => Number(v);
 
 /**
- * The forward supply flow of every item must stay acyclic. A route for one item is checked in that item's network
- * (its own routes plus the routes for every item); a route for every item in the network of routes for every item and
- * in each item's network that has routes of its own. The 400 names the sites along the cycle.
+ * The forward supply flow of every item must stay acyclic: the routes as they would be after the write are checked in
+ * every item's network (its own routes plus those for every item). The 400 names the sites along the cycle.
  */
 async function checkAcyclic(tx: Tx, candidate: RouteRow): Promise<void> {
   if (!SUPPLY_ROUTE_TYPES.includes(candidate.route_type)) return;
   const routes = (await allRoutes(tx)).filter((r) => r.id !== candidate.id);
   routes.push(candidate);
-  const items = candidate.item_id === null ? [null, ...(await itemsWithOwnRoutes(tx))] : [candidate.item_id];
-  for (const item of items) {
-    const network = routes.filter((r) => r.item_id === null || r.item_id === item);
-    const graph = buildRouteGraph(supplyEdges(network.map((r) => ({ from: r.from_site_id, to: r.to_site_id, lead_time: num(r.lead_time), type: r.route_type, priority: r.priority }))));
-    const cycle = detectCycle(graph);
-    if (!cycle) continue;
-    const names = await siteNames(tx, cycle);
-    const text = cycle.map((id) => `${names.get(id)?.xuid ?? id} (site ${id})`).join(' → ');
-    throw badRequest(`body: this route would close a supply cycle${item === null ? '' : ` for item ${item}`}: ${text}; REPLENISHMENT, BUY, BUILD and TRANSFER routes must not lead back to a site they leave`);
-  }
+  const found = findSupplyCycle(routes.map((r) => ({ item_id: r.item_id, from: r.from_site_id, to: r.to_site_id, type: r.route_type })));
+  if (!found) return;
+  const names = await siteNames(tx, found.cycle);
+  const text = found.cycle.map((id) => `${names.get(id)?.xuid ?? id} (site ${id})`).join(' → ');
+  throw badRequest(`body: this route would close a supply cycle${found.item === null ? '' : ` for item ${found.item}`}: ${text}; REPLENISHMENT, BUY, BUILD and TRANSFER routes must not lead back to a site they leave`);
 }
 
 async function checkRoute(tx: Tx, r: RouteRow): Promise<void> {
