@@ -80,7 +80,7 @@ export async function scopeChunks(tx: Tx, scope: RunScope, chunkSize: number, la
 export async function scopeItemChunks(tx: Tx, scope: RunScope, chunkSize: number): Promise<SeriesChunk[]> {
   const rows = (await tx.any(sql.unsafe`
     WITH per_item AS (SELECT s.item_id, count(*)::int8 AS n, min(s.site_id) AS first_site, max(s.site_id) AS last_site FROM series s WHERE ${scopeSql(scope)} GROUP BY s.item_id),
-    numbered AS (SELECT p.*, (sum(p.n) OVER (ORDER BY p.item_id) - p.n) / ${chunkSize}::int8 AS chunk FROM per_item p)
+    numbered AS (SELECT p.*, ((sum(p.n) OVER (ORDER BY p.item_id))::int8 - p.n) / ${chunkSize}::int8 AS chunk FROM per_item p)
     SELECT chunk, sum(n)::int AS count,
       (array_agg(item_id ORDER BY item_id))[1] AS from_item, (array_agg(first_site ORDER BY item_id))[1] AS from_site,
       (array_agg(item_id ORDER BY item_id DESC))[1] AS to_item, (array_agg(last_site ORDER BY item_id DESC))[1] AS to_site

@@ -55,7 +55,7 @@ export interface PipelineRun {
   prepare: { loadSeconds: number; importSeconds: number; etlSeconds: number; etlSeries: number };
   workerStartup: { seconds: number; rss: number };
   steps: StepTiming[];
-  /** sum of the forecasting steps' wall time */
+  /** sum of the timed steps' wall time */
   totalSeconds: number;
   totalCpu: { worker: number; postgres: number; temporal: number };
 }
@@ -70,7 +70,7 @@ function shapeOf(series: number): { items: number; sites: number } {
   return { items: Math.max(1, Math.ceil((series * 3) / sites)), sites };
 }
 
-export async function runForecastPipeline(opts: { series: number; seed: number; weeks: number; backtestWindows: number; workerProcesses: number; log: (m: string) => void }): Promise<PipelineRun> {
+export async function runForecastPipeline(opts: { series: number; seed: number; weeks: number; backtestWindows: number; workerProcesses: number; log: (m: string) => void; steps?: readonly string[] }): Promise<PipelineRun> {
   const { log } = opts;
   const stack = await startBenchStack({ log, onSignal: () => process.exit(130) });
   try {
@@ -120,7 +120,7 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
 
       const cpuNow = () => ({ worker: workers.reduce((n, w) => n + treeCpuSeconds(w.pid), 0), postgres: treeCpuSeconds(stack.pgPid), temporal: stack.temporalPid ? treeCpuSeconds(stack.temporalPid) : NaN });
       const steps: StepTiming[] = [];
-      for (const step of FORECAST_STEPS) {
+      for (const step of opts.steps ?? FORECAST_STEPS) {
         log(`pipeline step ${step} …`);
         for (const w of workers) resetPeak(w.pid);
         const sampler = RssSampler.ofPid(worker.pid);

@@ -1,6 +1,6 @@
 import { createAccount } from '../../db/accounts';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
-import { scopeChunks } from '../../db/seriesSteps';
+import { scopeChunks, scopeItemChunks } from '../../db/seriesSteps';
 
 let db: Db;
 let accountId: string;
@@ -41,4 +41,15 @@ test('no taper for small chunks or when there are few chunks per lane', async ()
   expect((await plan(1000, 2)).map((c) => c.count)).toEqual([1000, 1000, 150]);
   // one lane: the last 1,000 series and the remainder are cut
   expect((await plan(1000, 1)).map((c) => c.count)).toEqual([1000, 250, 250, 250, 250, 150]);
+});
+
+test('item chunks hold whole items: about chunk_size series each, never an item split across two chunks', async () => {
+  const chunks = await withTenant(db, accountId, (tx) => scopeItemChunks(tx, scope, 120));
+  // 50 series per item: an item goes to chunk ⌊series before it / 120⌋, so chunks hold 2 or 3 whole items
+  expect(chunks.map((c) => c.count)).toEqual([150, 100, 150, 100, 100, 150, 100, 150, 100, 100, 150, 100, 150, 100, 100, 150, 100, 100].slice(0, chunks.length));
+  expect(chunks.reduce((n, c) => n + c.count, 0)).toBe(2150);
+  for (const c of chunks) expect([c.from.site_id, c.to.site_id]).toEqual([expect.any(Number), expect.any(Number)]);
+  for (let i = 1; i < chunks.length; i++) expect(chunks[i].from.item_id).toBe(chunks[i - 1].to.item_id + 1);
+  const ids = await withTenant(db, accountId, (tx) => tx.one(sql.unsafe`SELECT min(id) AS lo, max(id) AS hi FROM sites`)) as { lo: number; hi: number };
+  expect(chunks.every((c) => c.from.site_id === ids.lo && c.to.site_id === ids.hi)).toBe(true);
 });
