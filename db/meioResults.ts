@@ -77,12 +77,16 @@ export async function networkRoutes(tx: Tx, itemIds: readonly number[]): Promise
 const OVERRIDE_COLUMNS = sql.fragment`id, pipeline_id, scenario_id, item_id, site_id, sl_override::float8 AS sl_override,
   eoq_override::float8 AS eoq_override, fr_override::float8 AS fr_override, updated_by, created_at, updated_at`;
 
-/** Overrides of the items for a pipeline and scenario: the scenario's own rows win over those for every scenario. */
-export async function overridesOf(tx: Tx, pipelineId: number, scenarioId: number, itemIds: readonly number[]): Promise<Map<string, IoOverrideRow>> {
+/**
+ * Overrides of the items for a pipeline and MEIO scenario: the scenario's own rows win over those for every scenario.
+ * `scenarioId` null reads only the rows for every scenario (what the K-curve views apply: their scenarios are not
+ * MEIO scenarios).
+ */
+export async function overridesOf(tx: Tx, pipelineId: number, scenarioId: number | null, itemIds: readonly number[]): Promise<Map<string, IoOverrideRow>> {
   if (!itemIds.length) return new Map();
   const rows = (await tx.any(sql.unsafe`
     SELECT DISTINCT ON (item_id, site_id) ${OVERRIDE_COLUMNS} FROM io_overrides
-    WHERE pipeline_id = ${pipelineId} AND (scenario_id = ${scenarioId} OR scenario_id IS NULL) AND item_id = ANY(${items(itemIds)}::int4[])
+    WHERE pipeline_id = ${pipelineId} AND (scenario_id = ${scenarioId ?? -1} OR scenario_id IS NULL) AND item_id = ANY(${items(itemIds)}::int4[])
     ORDER BY item_id, site_id, scenario_id NULLS LAST`)) as readonly IoOverrideRow[];
   return new Map(rows.map((r) => [`${r.item_id}_${r.site_id}`, r]));
 }
@@ -115,7 +119,7 @@ export async function upsertIoOverride(tx: Tx, o: IoOverrideWrite, updatedBy: st
 /** Rewrites the results of these items for the pipeline and scenario, so a retried chunk writes the same rows again. */
 export async function replaceMeioResults(
   tx: Tx, pipelineId: number, scenarioId: number, itemIds: readonly number[],
-  skus: ReadonlyArray<{ itemId: number; r: MeioSkuResult }>, groups: ReadonlyArray<{ itemId: number; g: MeioGroupResult }>, jobId: string | null,
+  skus: ReadonlyArray<{ itemId: number; r: MeioSkuResult }>, groups: ReadonlyArray<{ itemId: number; g: MeioGroupResult; cap?: number | null }>, jobId: string | null,
 ): Promise<number> {
   await tx.query(sql.unsafe`DELETE FROM meio_results WHERE pipeline_id = ${pipelineId} AND scenario_id = ${scenarioId} AND item_id = ANY(${items(itemIds)}::int4[])`);
   await tx.query(sql.unsafe`DELETE FROM meio_group_results WHERE pipeline_id = ${pipelineId} AND scenario_id = ${scenarioId} AND item_id = ANY(${items(itemIds)}::int4[])`);
@@ -143,11 +147,14 @@ export async function replaceMeioResults(
   }
   if (groups.length) {
     await tx.query(sql.unsafe`
-      INSERT INTO meio_group_results (pipeline_id, scenario_id, item_id, n_skus, target_service, expected_fill_rate, investment, meets_target, curve, job_id)
-      SELECT ${pipelineId}, ${scenarioId}, u.item_id, u.n_skus, u.target_service, u.expected_fill_rate, u.investment, u.meets_target, u.curve::jsonb, ${jobId}
-      FROM ${sql.unnest(groups.map(({ itemId, g }) => [itemId, g.nSkus, g.targetService, g.expectedFillRate, g.investment, g.meetsTarget, JSON.stringify(g.curve)]),
-        ['int4', 'int4', 'float8', 'float8', 'float8', 'bool', 'text'])}
-        AS u(item_id, n_skus, target_service, expected_fill_rate, investment, meets_target, curve)`);
+      INSERT INTO meio_group_results (pipeline_id, scenario_id, item_id, n_skus, target_service, expected_fill_rate, investment, meets_target, curve,
+        curve_investment, weekly_demand, budget_cap, job_id)
+      SELECT ${pipelineId}, ${scenarioId}, u.item_id, u.n_skus, u.target_service, u.expected_fill_rate, u.investment, u.meets_target, u.curve::jsonb,
+        u.curve_investment, u.weekly_demand, u.budget_cap, ${jobId}
+      FROM ${sql.unnest(groups.map(({ itemId, g, cap }) => [itemId, g.nSkus, g.targetService, g.expectedFillRate, g.investment, g.meetsTarget, JSON.stringify(g.curve),
+        g.curveInvestment, g.weeklyDemand, cap ?? null]),
+        ['int4', 'int4', 'float8', 'float8', 'float8', 'bool', 'text', 'float8', 'float8', 'float8'])}
+        AS u(item_id, n_skus, target_service, expected_fill_rate, investment, meets_target, curve, curve_investment, weekly_demand, budget_cap)`);
   }
   return skus.length;
 }
@@ -157,6 +164,22 @@ export async function dropMeioResultsOutside(tx: Tx, pipelineId: number, scenari
   const r = await tx.query(sql.unsafe`DELETE FROM meio_results WHERE pipeline_id = ${pipelineId} AND scenario_id = ${scenarioId} AND job_id IS DISTINCT FROM ${jobId}`);
   await tx.query(sql.unsafe`DELETE FROM meio_group_results WHERE pipeline_id = ${pipelineId} AND scenario_id = ${scenarioId} AND job_id IS DISTINCT FROM ${jobId}`);
   return r.rowCount;
+}
+
+/** The curves a scenario budget is shared out over: one per item network of the run. */
+export async function groupCurves(tx: Tx, pipelineId: number, scenarioId: number): Promise<Array<{ item_id: number; weekly_demand: number; curve: Array<{ investment: number; fill_rate: number }> }>> {
+  return [...(await tx.any(sql.unsafe`
+    SELECT item_id, weekly_demand, curve FROM meio_group_results
+    WHERE pipeline_id = ${pipelineId} AND scenario_id = ${scenarioId} AND jsonb_array_length(curve) > 0 ORDER BY item_id`))] as Array<{ item_id: number; weekly_demand: number; curve: Array<{ investment: number; fill_rate: number }> }>;
+}
+
+/** Weekly demand of every series of the items, oldest first: the sample an empirical fit stands for. */
+export async function weeklyValuesOfItems(tx: Tx, itemIds: readonly number[]): Promise<Map<string, number[]>> {
+  if (!itemIds.length) return new Map();
+  const rows = (await tx.any(sql.unsafe`
+    SELECT item_id, site_id, array_agg(y::float8 ORDER BY week) AS y FROM series_weekly
+    WHERE item_id = ANY(${items(itemIds)}::int4[]) GROUP BY item_id, site_id`)) as ReadonlyArray<{ item_id: number; site_id: number; y: number[] }>;
+  return new Map(rows.map((r) => [`${r.item_id}_${r.site_id}`, r.y]));
 }
 
 export interface MeioSummary {

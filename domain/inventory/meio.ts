@@ -102,6 +102,10 @@ export interface MeioGroupResult {
   investment: number;
   meetsTarget: boolean;
   curve: Array<{ investment: number; fill_rate: number }>;
+  /** the chosen point's investment on the curve (the demand sites' stock), what a portfolio budget is shared out in */
+  curveInvestment: number | null;
+  /** mean weekly demand of the demand sites on the curve: the weight of the item's fill rate in a portfolio */
+  weeklyDemand: number;
 }
 
 export class NetworkCycleError extends Error {}
@@ -251,13 +255,19 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
   // the group: the item's demand sites, scored by demand-weighted service; the greedy buys the cheapest service first
   const demandSites = planned.filter((p) => p.s.site.hasSeries && p.s.site.demand && p.weeklyMean > 0 && p.ltd.kind === 'discrete');
   const weightTotal = demandSites.reduce((n, p) => n + periodMoments(p.s.site.demand!).mean, 0);
-  let group: MeioGroupResult = { nSkus: planned.length, targetService: null, expectedFillRate: null, investment: 0, meetsTarget: true, curve: [] };
-  if (demandSites.length > 1 && weightTotal > 0) {
+  let group: MeioGroupResult = { nSkus: planned.length, targetService: null, expectedFillRate: null, investment: 0, meetsTarget: true, curve: [], curveInvestment: null, weeklyDemand: 0 };
+  if (demandSites.length > 0 && weightTotal > 0) {
     const weights = demandSites.map((p) => periodMoments(p.s.site.demand!).mean / weightTotal);
     const serviceOf = (p: Planned, r: number) => (p.s.site.target.service_type === 'fill_rate' ? evaluateRQ(p.ltd, r, p.Q).fillRate : p.ltd.cdf(r));
     const target = demandSites.reduce((n, p, i) => n + weights[i] * p.s.site.target.target_service, 0);
     // overrides are promises to one SKU-site: the greedy starts them at their own target, never below
-    const floors = demandSites.map((p) => (p.s.site.target.source === 'override' ? p.level : -p.Q));
+    // below these levels a unit buys (next to) no service, which would stall the greedy on zero gains: the start is
+    // the last level before the lead-time demand's support begins (its 1e-9 quantile), Q positions lower for fill rate
+    const floors = demandSites.map((p) => {
+      if (p.s.site.target.source === 'override') return p.level;
+      const low = p.ltd.quantile(1e-9) - 1;
+      return Math.min(p.level, p.s.site.target.service_type === 'fill_rate' ? low - p.Q + 1 : low);
+    });
     const skus: MarginalSku[] = demandSites.map((p, i) => ({
       unitCost: Math.max(p.s.site.unitCost, 1e-9),
       levelCost: (r: number) => Math.max(p.s.site.unitCost, 1e-9) * evaluateRQ(p.ltd, r, p.Q).expectedOnHand,
@@ -287,7 +297,7 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
     const points: Array<{ investment: number; fill_rate: number }> = [];
     for (let k = 0; k < curve.length; k += step) points.push({ investment: curve.investment[k], fill_rate: curve.score[k] });
     if ((curve.length - 1) % step !== 0) points.push({ investment: curve.investment[curve.length - 1], fill_rate: curve.score[curve.length - 1] });
-    group = { nSkus: planned.length, targetService: target, expectedFillRate: pick.score, investment: 0, meetsTarget: pick.score + 1e-9 >= target, curve: points };
+    group = { nSkus: planned.length, targetService: target, expectedFillRate: pick.score, investment: 0, meetsTarget: pick.score + 1e-9 >= target, curve: points, curveInvestment: pick.investment, weeklyDemand: weightTotal };
   }
 
   const results: MeioSkuResult[] = [];

@@ -103,3 +103,22 @@ test('the pipeline\'s meio step runs under the default scenario; unknown scenari
   const job = await waitForJob(t, planner, res.body.job_id, isFinished, 120_000);
   expect(job.status).toBe('completed');
 }, 180_000);
+
+test('a scenario budget is shared out over the items\' curves: the plan stays within it and says the budget binds', async () => {
+  const free = await withTenant(t.db, a.accountId, (tx) => tx.oneFirst(sql.unsafe`
+    SELECT sum(curve_investment)::float8 FROM meio_group_results WHERE scenario_id = ${scenario} AND pipeline_id = 0`)) as number;
+  expect(free).toBeGreaterThan(0);
+  const budget = Math.round(free * 0.6);
+  const sc = await t.call('post', '/api/meio/scenarios', { token: planner, body: { name: 'Tight budget', target_service: 0.97, budget } });
+  expect(sc.status).toBe(201);
+  const job = await waitForJob(t, planner, (await t.call('post', `/api/meio/scenarios/${sc.body.id}/run`, { token: planner, body: { pipeline_id: 0 } })).body.job_id, isFinished, 120_000);
+  expect(job.status).toBe('completed');
+  expect(job.log.map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringContaining(`budget ${budget.toFixed(2)} binds: 1 items planned again within their share`)]));
+  const group = await withTenant(t.db, a.accountId, (tx) => tx.one(sql.unsafe`
+    SELECT curve_investment, budget_cap, meets_target FROM meio_group_results WHERE scenario_id = ${sc.body.id} AND item_id = ${seed.items.X}`)) as any;
+  expect(group.budget_cap).toBeCloseTo(budget, 6);
+  expect(group.curve_investment).toBeLessThanOrEqual(budget + 1e-6);
+  expect(group.meets_target).toBe(false);
+  const diag = await t.call('get', `/api/meio/scenarios/${sc.body.id}/results`, { token: planner, query: { pipeline_id: 0, diagnostic: 'budget' } });
+  expect(diag.body.map((r: any) => r.site_xuid)).toEqual(['S1', 'S2']);
+}, 180_000);

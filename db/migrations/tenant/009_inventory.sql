@@ -89,6 +89,12 @@ CREATE TABLE IF NOT EXISTS meio_group_results (
   meets_target       boolean NOT NULL DEFAULT false,
   -- [{investment, fill_rate}] sampled along the curve, cheapest first
   curve              jsonb NOT NULL DEFAULT '[]' CHECK (jsonb_typeof(curve) = 'array'),
+  -- the chosen point on the curve (the demand sites' stock) and the demand it serves: what a scenario budget is
+  -- shared out by (domain/inventory/portfolioBudget.ts)
+  curve_investment   float8,
+  weekly_demand      float8 NOT NULL DEFAULT 0,
+  -- the investment cap the scenario budget gave this item, when it binds
+  budget_cap         float8,
   job_id             text,
   updated_at         timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (pipeline_id, scenario_id, item_id)

@@ -94,6 +94,16 @@ describe('planItemNetwork', () => {
     expect(skus[0].expectedFillRate!).toBeGreaterThanOrEqual(0.99);
   });
 
+  test('large demand: the greedy starts where the lead-time demand begins, so it reaches the target instead of stalling on zero gains', () => {
+    const big = (siteId: number, unitCost: number) => site(siteId, { demand: { type: 'poisson', lambda: 400 }, hasSeries: true, masterLeadTime: 4, unitCost, target: target({ service_type: 'cycle_service' }) });
+    const { skus, group } = planItemNetwork([big(1, 1), big(2, 50)], []);
+    expect(group.meetsTarget).toBe(true);
+    expect(group.expectedFillRate!).toBeGreaterThanOrEqual(0.95);
+    // lead-time demand Poisson(1600): both reorder points sit near its upper quantiles, the cheap site higher
+    expect(skus[0].reorderPoint!).toBeGreaterThan(1600);
+    expect(skus[0].reorderPoint!).toBeGreaterThan(skus[1].reorderPoint!);
+  });
+
   test('diagnostics: no distribution, no route', () => {
     const { skus } = planItemNetwork([site(1, { hasSeries: true, masterLeadTime: 2 }), site(2, { hasSeries: true, demand: { type: 'poisson', lambda: 1 } })], []);
     expect(skus.map((s) => [s.siteId, s.reorderPoint, s.diagnostics.map((d) => d.code)])).toEqual([[1, null, ['no_distribution']], [2, null, ['no_route']]]);
