@@ -6,6 +6,7 @@ import helmet from 'koa-helmet';
 import ratelimit from 'koa-ratelimit';
 import type { AppDeps } from './context';
 import { auditMiddleware } from './middleware/audit';
+import { deferBodyError } from './middleware/body';
 import { authMiddleware } from './middleware/auth';
 import { errorMiddleware } from './middleware/errors';
 import { registerDocsRoutes } from './openapi';
@@ -16,6 +17,7 @@ import { registerAuditRoutes } from './routes/audit';
 import { registerAuthRoutes } from './routes/auth';
 import { registerCalendarRoutes } from './routes/calendars';
 import { registerImportRoutes } from './routes/import';
+import { registerKcurveRoutes } from './routes/kcurve';
 import { registerMasterDataRoutes } from './routes/masterData';
 import { registerMeioConfigRoutes } from './routes/meio/config';
 import { registerMeioResultRoutes } from './routes/meio/results';
@@ -43,6 +45,7 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerMasterDataRoutes, registerSeriesRoutes, registerSeriesDetailRoutes, registerSegmentRoutes, registerAbcRoutes, registerNpiRoutes,
   registerForecastRoutes, registerAnalyticsRoutes,
   registerRouteRoutes, registerMeioConfigRoutes, registerMeioResultRoutes, registerInventoryNetworkRoutes,
+  registerKcurveRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];
@@ -66,7 +69,7 @@ export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) =
       credentials: true,
     }),
   );
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.env.bodyLimit, encoding: 'utf-8' }));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.env.bodyLimit, encoding: 'utf-8', onError: deferBodyError }));
   app.use(
     ratelimit({
       driver: 'memory',

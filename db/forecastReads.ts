@@ -4,6 +4,7 @@
  * on series alias `s`) so a user never sees results of series outside their segments.
  */
 import type { SeriesAccuracy } from '../domain/analytics/analytics';
+import { STEP_IDS } from '../lib/steps';
 import { sql, type Tx } from './pool';
 import type { Fragment } from './segments';
 import { filterSql, type SeriesFilter } from './series';
@@ -23,15 +24,41 @@ export interface ResultScope {
 /** A weekly float8[] as stored: element i is the week start_week + 7·i days; NULL (a closed week) reads as null. */
 export type Vector = Array<number | null>;
 
+/** Steps whose completed jobs mean "this pipeline has results": every pipeline step but etl, which writes the series. */
+export const RESULT_STEPS: readonly string[] = STEP_IDS.filter((id) => id !== 'etl');
+
 /**
- * The pipeline whose results a read shows when the caller names none: the most recently run active pipeline of the
- * baseline forecast scenario, else the most recently run active pipeline, else 0 (runs outside any pipeline).
+ * THE default pipeline: the one a read shows when the caller names none (docs/API.md, "Which pipeline a read uses").
+ * Every route that takes an optional pipeline_id resolves the omission here and nowhere else, so two reads of the same
+ * tenant never disagree. Order of preference:
+ *   1. pipelines with results — the pipeline of a completed job of a result step, or 0 for such jobs outside any
+ *      pipeline — before pipelines that only started a run (last_run_at is set at launch, before anything is written);
+ *   2. among those, an active pipeline of the baseline forecast scenario first: the planner chose it as the plan of
+ *      record, so a what-if run elsewhere does not move every default view;
+ *   3. then the latest results written (finished_at of the newest such job), then the latest last_run_at, then the
+ *      highest id, so the answer is deterministic;
+ *   4. nothing at all: 0.
+ * Inactive pipelines never qualify. Jobs, not the result tables, are the evidence: they are small, and a job's
+ * pipeline_id says whose rows it wrote.
  */
 export async function defaultResultsPipeline(tx: Tx): Promise<number> {
   const id = (await tx.maybeOneFirst(sql.unsafe`
-    SELECT p.id FROM scenario_pipelines p LEFT JOIN forecast_scenarios fs ON fs.id = p.forecast_scenario_id
-    WHERE p.is_active AND p.last_run_at IS NOT NULL
-    ORDER BY COALESCE(fs.is_baseline, false) DESC, p.last_run_at DESC, p.id DESC LIMIT 1`)) as number | null;
+    WITH written AS (
+      SELECT COALESCE(j.pipeline_id, 0) AS pipeline_id, max(j.finished_at) AS at FROM jobs j
+      WHERE j.status = 'completed' AND j.step = ANY(${sql.array([...RESULT_STEPS], 'text')})
+      GROUP BY 1
+    ), candidates AS (
+      SELECT p.id, COALESCE(fs.is_baseline, false) AS baseline, w.at AS written_at, p.last_run_at
+      FROM scenario_pipelines p
+      LEFT JOIN forecast_scenarios fs ON fs.id = p.forecast_scenario_id
+      LEFT JOIN written w ON w.pipeline_id = p.id
+      WHERE p.is_active AND (w.at IS NOT NULL OR p.last_run_at IS NOT NULL)
+      UNION ALL
+      SELECT 0, false, w.at, NULL FROM written w WHERE w.pipeline_id = 0
+    )
+    SELECT id FROM candidates
+    ORDER BY (written_at IS NOT NULL) DESC, baseline DESC, written_at DESC NULLS LAST, last_run_at DESC NULLS LAST, id DESC
+    LIMIT 1`)) as number | null;
   return id ?? 0;
 }
 

@@ -53,6 +53,11 @@ export async function getBaselineScenario(tx: Tx): Promise<ScenarioRow | null> {
   return (await tx.maybeOne(sql.unsafe`SELECT ${COLUMNS} FROM forecast_scenarios WHERE is_baseline`)) as ScenarioRow | null;
 }
 
+/** Makes `id` the tenant's only baseline (callers hold lockScenarios, as the routes do for their writes). */
+export async function markBaseline(tx: Tx, id: number): Promise<void> {
+  await tx.query(sql.unsafe`UPDATE forecast_scenarios SET is_baseline = (id = ${id}), updated_at = now() WHERE is_baseline OR id = ${id}`);
+}
+
 /** Names are unique ignoring case; `exceptId` lets an update keep its own name. */
 export async function findScenarioByName(tx: Tx, name: string, exceptId?: number): Promise<ScenarioRow | null> {
   return (await tx.maybeOne(sql.unsafe`

@@ -20,7 +20,7 @@ export const STEPS: readonly StepInfo[] = [
   { id: 'distribution', label: 'Distribution fitting', description: 'Fits normal, gamma, Poisson, negative binomial and empirical demand distributions; chooses by Kolmogorov-Smirnov.', available: true },
   { id: 'meio', label: 'Multi-echelon inventory optimisation', description: 'Per item across its network of sites: safety-stock placement (guaranteed-service model), the exact (r,Q), (s,S) or base-stock policy of every stocking site for its service target, and the service-versus-investment curve the greedy optimiser traces.', available: true },
   { id: 'supply', label: 'Supply planning', description: 'Nets demand against stock and firm orders and plans supply along sourcing routes; followed by allocation.', available: false },
-  { id: 'eoq', label: 'EOQ and lot sizing', description: 'Economic order quantities, order frequencies and Wagner-Whitin lot sizing.', available: false },
+  { id: 'eoq', label: 'EOQ and lot sizing', description: 'Economic order quantities, order frequencies and Wagner-Whitin lot sizing.', available: true },
   { id: 'allocation', label: 'Allocation', description: 'Allocates planned supply to demand; runs as a child of supply or on its own.', available: false },
 ];
 

@@ -157,6 +157,7 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
       case 'best-method':
       case 'distribution':
       case 'meio':
+      case 'eoq':
         return runSeriesStep(input);
       default:
         throw ApplicationFailure.nonRetryable(`step ${input.step} not available yet`, 'StepNotAvailable');

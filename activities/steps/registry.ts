@@ -1,5 +1,6 @@
 import { characterizationStep } from '../characterization/step';
 import { distributionStep } from '../distribution/step';
+import { eoqStep } from '../eoq/step';
 import { backtestForecastStep, backtestStep, bestMethodStep, forecastStep } from '../forecast/step';
 import { meioStep } from '../meio/step';
 import { outlierStep } from '../outlier/step';
@@ -18,4 +19,5 @@ export const STEP_HANDLERS: Record<string, SeriesStepHandler> = {
   'best-method': bestMethodStep,
   distribution: distributionStep,
   meio: meioStep,
+  eoq: eoqStep,
 };

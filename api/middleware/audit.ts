@@ -3,19 +3,42 @@ import { insertAudit } from '../../db/audit';
 import { withTenant, type Db } from '../../db/pool';
 import { logger } from '../../lib/logger';
 import type { AppContext } from '../context';
-import { HttpError } from '../errors';
+import { rethrowBodyError } from './body';
+import { errorAnswer } from './errors';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const SECRET_FIELD = /(password|secret|token|credential|api_key)/i;
 
-/** Request bodies go into the audit trail without passwords, tokens or keys. */
-export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 6 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+/** Deeper than any value a route records; what lies below is replaced so the row stays writable. */
+const MAX_AUDIT_DEPTH = 32;
+
+/**
+ * PostgreSQL refuses NUL in text and jsonb and lone surrogates in jsonb, so one such character in a refused body
+ * would cost the request its audit row. They are written out as the escape a reader recognises (`\\u0000`).
+ */
+export function storableText(s: string): string {
+  return s.replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * What a value becomes in a jsonb column: text PostgreSQL can store, nesting cut at MAX_AUDIT_DEPTH, and (unless
+ * `secrets` is 'keep') passwords, tokens and keys replaced, since request bodies go into the audit trail.
+ */
+export function redact(value: unknown, secrets: 'redact' | 'keep' = 'redact', depth = 0): unknown {
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') value = (value as { toJSON: () => unknown }).toJSON();
+  if (typeof value === 'string') return storableText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_AUDIT_DEPTH) return '[nested too deeply]';
+  if (Array.isArray(value)) return value.map((v) => redact(v, secrets, depth + 1));
   return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, SECRET_FIELD.test(k) && k !== 'token_expiry_minutes' ? '***' : redact(v, depth + 1)]),
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+      storableText(k),
+      secrets === 'redact' && SECRET_FIELD.test(k) && k !== 'token_expiry_minutes' ? '***' : redact(v, secrets, depth + 1),
+    ]),
   );
 }
+
+const text = (v: unknown): string | null => (v === null || v === undefined ? null : storableText(String(v)));
 
 const ACTIONS: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'update', DELETE: 'delete' };
 
@@ -34,37 +57,42 @@ function deriveEntity(path: string): { entityType: string; entityId: string | nu
 export function auditMiddleware(db: Db): Koa.Middleware {
   return async (rawCtx, next) => {
     const ctx = rawCtx as unknown as AppContext;
-    if (!MUTATING.has(ctx.method) || !ctx.path.startsWith('/api/')) return next();
+    if (!MUTATING.has(ctx.method) || !ctx.path.startsWith('/api/')) {
+      rethrowBodyError(rawCtx);
+      return next();
+    }
     let error: unknown;
     try {
+      rethrowBodyError(rawCtx);
       await next();
     } catch (err) {
       error = err;
     }
-    const status = error instanceof HttpError ? error.status : error ? Number((error as any).status ?? 500) : ctx.status;
+    const answer = error === undefined ? undefined : errorAnswer(error);
+    const status = answer?.status ?? ctx.status;
     const user = ctx.state.user;
     const note = ctx.state.audit ?? {};
     const accountId = user?.accountId ?? note.accountId;
     if (accountId) {
       const derived = deriveEntity(ctx.path);
       const outcome = status < 400 ? 'success' : status === 401 || status === 403 ? 'denied' : 'failure';
-      const detail = error instanceof HttpError ? error.detail : error ? 'internal error' : null;
+      const detail = answer ? (answer.status >= 500 ? 'internal error' : answer.detail) : null;
       try {
         await withTenant(db, accountId, (tx) =>
           insertAudit(tx, {
-            entity_type: note.entityType ?? derived.entityType,
-            entity_id: note.entityId === undefined ? derived.entityId : note.entityId === null ? null : String(note.entityId),
-            action: note.action ?? ACTIONS[ctx.method],
-            old_value: note.oldValue ?? null,
+            entity_type: text(note.entityType ?? derived.entityType)!,
+            entity_id: note.entityId === undefined ? text(derived.entityId) : text(note.entityId),
+            action: text(note.action ?? ACTIONS[ctx.method])!,
+            old_value: redact(note.oldValue ?? null, 'keep'),
             new_value: redact(note.newValue !== undefined ? note.newValue : (ctx.request as any).body ?? null),
-            changed_by: user?.email ?? note.changedBy ?? null,
-            user_id: user?.id ?? null,
-            ip: ctx.ip,
+            changed_by: text(user?.email ?? note.changedBy ?? null),
+            user_id: text(user?.id ?? null),
+            ip: text(ctx.ip),
             outcome,
             method: ctx.method,
-            path: ctx.path,
+            path: text(ctx.path)!,
             status_code: status,
-            detail,
+            detail: text(detail),
           }),
         );
       } catch (err) {

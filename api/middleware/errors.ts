@@ -7,6 +7,7 @@ export function errorMiddleware(): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
+      if (ctx.status === 501 && ctx.body === undefined) methodNotImplemented(ctx);
       if (ctx.status === 404 && ctx.body === undefined) {
         ctx.status = 404;
         ctx.body = { detail: `Not found: ${ctx.method} ${ctx.path}` };
@@ -14,38 +15,56 @@ export function errorMiddleware(): Koa.Middleware {
         ctx.body = { detail: `Method ${ctx.method} not allowed on ${ctx.path}` };
       }
     } catch (err: any) {
-      if (err instanceof HttpError) {
-        ctx.status = err.status;
-        ctx.set(err.headers);
-        ctx.body = { detail: err.detail };
-        return;
-      }
-      // koa-jwt and the body parser throw http-errors with a status; koa-jwt's are always 401.
-      const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;
-      if (status === 401) {
-        ctx.status = 401;
-        ctx.set('WWW-Authenticate', 'Bearer');
-        ctx.body = { detail: describeAuthError(err) };
-      } else if (status === 400 && (err.type === 'entity.parse.failed' || /JSON|parse/i.test(String(err.message)))) {
-        ctx.status = 400;
-        ctx.body = { detail: 'body: malformed JSON' };
-      } else if (status === 413) {
-        ctx.status = 413;
-        ctx.body = { detail: 'body: request body too large' };
-      } else if (status === 415) {
-        ctx.status = 415;
-        ctx.body = { detail: 'body: unsupported content type; send application/json' };
-      } else if (status >= 400 && status < 500 && err.expose) {
-        ctx.status = status;
-        ctx.body = { detail: String(err.message) };
-      } else {
-        logger.error({ err, method: ctx.method, path: ctx.path }, 'unhandled error');
-        ctx.status = status >= 500 && status < 600 && status !== 500 ? status : 500;
-        ctx.body = { detail: ctx.status === 503 ? 'Service unavailable: the database cannot be reached' : 'Internal server error' };
-      }
-      ctx.state.error = err;
+      const answer = errorAnswer(err);
+      if (answer.log) logger[answer.log]({ err, method: ctx.method, path: ctx.path }, answer.log === 'error' ? 'unhandled error' : 'client error without a public message');
+      ctx.status = answer.status;
+      ctx.set(answer.headers);
+      ctx.body = { detail: answer.detail };
+      if (!(err instanceof HttpError)) ctx.state.error = err;
     }
   };
+}
+
+export interface ErrorAnswer {
+  status: number;
+  detail: string;
+  headers: Record<string, string>;
+  log?: 'warn' | 'error';
+}
+
+/** The status and `{detail}` a thrown error is answered with; the audit middleware records the same. */
+export function errorAnswer(err: any): ErrorAnswer {
+  if (err instanceof HttpError) return { status: err.status, detail: err.detail, headers: err.headers };
+  // koa-jwt and the body parser throw http-errors with a status; koa-jwt's are always 401.
+  const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;
+  if (status === 401) return { status, detail: describeAuthError(err), headers: { 'WWW-Authenticate': 'Bearer' } };
+  if (status === 400 && err instanceof SyntaxError && /forbidden prototype property/.test(err.message)) {
+    // @hapi/bourne, under the body parser, refuses `__proto__` keys before the route's validation could name them.
+    return { status, detail: "body: key '__proto__' is not allowed", headers: {} };
+  }
+  if (status === 400 && (err.type === 'entity.parse.failed' || /JSON|parse/i.test(String(err.message)))) return { status, detail: 'body: malformed JSON', headers: {} };
+  if (status === 413) return { status, detail: 'body: request body too large', headers: {} };
+  if (status === 415) return { status, detail: 'body: unsupported content type; send application/json', headers: {} };
+  if (status >= 400 && status < 500 && err.expose) return { status, detail: String(err.message), headers: {} };
+  // a client error whose message is not meant for clients is still the client's error, never a 500
+  if (status >= 400 && status < 500) return { status, detail: status === 400 ? 'Bad request' : `Request refused (${status})`, headers: {}, log: 'warn' };
+  const code = status > 500 && status < 600 ? status : 500;
+  return { status: code, detail: code === 503 ? 'Service unavailable: the database cannot be reached' : 'Internal server error', headers: {}, log: 'error' };
+}
+
+/**
+ * The router's allowedMethods answers 501 to a method it has no routes for at all (TRACE, PROPFIND, ...), on known
+ * and unknown paths alike. For a client that is the same mistake as PATCH on a GET-only path: 405 with the path's
+ * methods in `Allow`, and 404 where the path does not exist. No handler sets 501 itself.
+ */
+function methodNotImplemented(ctx: Koa.Context): void {
+  const allow = String(ctx.response.get('Allow') ?? '');
+  if (allow) {
+    ctx.status = 405;
+  } else {
+    ctx.remove('Allow');
+    ctx.status = 404;
+  }
 }
 
 function describeAuthError(err: any): string {

@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import type { AppContext, AuthUser } from '../context';
 import { ADMIN_REQUIRED, badRequest, forbidden, unavailable } from '../errors';
 import { errors } from './schemas';
-import { compile, describeError, type JsonSchema, type Where } from './validation';
+import { checkInputText, compile, describeError, type JsonSchema, type Where } from './validation';
 
 /** Who may call a route (spec §5.12). `public` routes skip the token check entirely (the list is fixed in auth.ts). */
 export type Permission = 'public' | 'user' | 'admin' | 'superadmin' | 'run_process' | 'create_override';
@@ -80,7 +80,17 @@ function checkPermission(permission: Permission, user: AuthUser | undefined): vo
   }
 }
 
+/** Text, key and depth checks first (validation.ts checkInputText), then the route's schema. */
 function validator(where: Where, schema: JsonSchema | undefined): (value: unknown) => void {
+  const checkSchema = schemaValidator(where, schema);
+  return (value) => {
+    const problem = checkInputText(where, value);
+    if (problem) throw badRequest(problem);
+    checkSchema(value);
+  };
+}
+
+function schemaValidator(where: Where, schema: JsonSchema | undefined): (value: unknown) => void {
   if (!schema) {
     return (value) => {
       const keys = value && typeof value === 'object' ? Object.keys(value) : [];

@@ -28,6 +28,60 @@ function fieldName(where: Where, err: ErrorObject): string {
   return `${where}${pointer}`;
 }
 
+/**
+ * Keys that reach Object.prototype when a body is merged or copied with plain assignment; no field of the API is
+ * named so, and free-form objects (settings, attributes) are stored and merged, so they are refused everywhere.
+ */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** Bodies nest a few levels; the limit keeps recursive code further down (ajv, JSON.stringify, jsonb) off the stack edge. */
+export const MAX_DEPTH = 32;
+const NUL = /\u0000/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why PostgreSQL would refuse this string as text or jsonb, or undefined when it would not. */
+export function textProblem(s: string): string | undefined {
+  if (NUL.test(s)) return 'must not contain the NUL character (\\u0000)';
+  // Node would encode a lone surrogate as U+FFFD, so what was stored would silently differ from what was sent.
+  if (LONE_SURROGATE.test(s)) return 'must not contain a lone UTF-16 surrogate (not valid Unicode)';
+  return undefined;
+}
+
+const printableKey = (k: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
+
+/**
+ * The checks every input gets before its schema, whatever the route: text PostgreSQL can store, no prototype keys,
+ * bounded nesting. Iterative, so a deeply nested body cannot overflow the stack here. The answer names the field.
+ */
+export function checkInputText(where: Where, value: unknown): string | undefined {
+  // `key` is checked when its entry is reached, so the first problem in document order is the one reported.
+  const stack: Array<{ v: unknown; field: string; depth: number; parent?: string; key?: string }> = [{ v: value, field: where, depth: 0 }];
+  while (stack.length) {
+    const { v, field, depth, parent, key } = stack.pop()!;
+    if (key !== undefined) {
+      if (FORBIDDEN_KEYS.has(key)) return `${parent}: key '${key}' is not allowed`;
+      const problem = textProblem(key);
+      if (problem) return `${parent}: a key ${problem}`;
+    }
+    if (typeof v === 'string') {
+      const problem = textProblem(v);
+      if (problem) return `${field}: ${problem}`;
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= MAX_DEPTH) return `${field}: nested more than ${MAX_DEPTH} levels deep`;
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i -= 1) stack.push({ v: v[i], field: `${field}[${i}]`, depth: depth + 1 });
+      continue;
+    }
+    const keys = Object.keys(v);
+    for (let i = keys.length - 1; i >= 0; i -= 1) {
+      const k = keys[i];
+      stack.push({ v: (v as Record<string, unknown>)[k], field: `${field}${printableKey(k)}`, depth: depth + 1, parent: field, key: k });
+    }
+  }
+  return undefined;
+}
+
 /** One sentence that names the offending field, for `{detail}`. */
 export function describeError(where: Where, err: ErrorObject): string {
   const field = fieldName(where, err);

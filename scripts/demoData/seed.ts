@@ -2,8 +2,9 @@ import type { TemporalDeps } from '../../api/context';
 import { newJobId, startJob } from '../../api/jobs/service';
 import { startImportRun } from '../../api/routes/import';
 import { getJob, type JobRow } from '../../db/jobs';
-import { findPipelineByName, insertPipeline } from '../../db/pipelines';
-import { withTenant, type Db } from '../../db/pool';
+import { findPipelineByName, insertPipeline, lockPipelines, touchPipelineRun, updatePipeline } from '../../db/pipelines';
+import { withTenant, type Db, type Tx } from '../../db/pool';
+import { findScenarioByName, getBaselineScenario, insertScenario, lockScenarios, markBaseline } from '../../db/scenarios';
 import { PIPELINE_ORDER } from '../../lib/steps';
 import type { DemoOptions } from './generator';
 import { loadDemoIntoStaging } from './load';
@@ -23,7 +24,41 @@ export interface SeedResult {
   importRunId: string;
   etlJobId: string;
   pipelineId: number;
+  /** the forecast scenario the demo pipeline runs under: "Baseline" unless a planner linked another */
+  scenarioId: number;
   series: number;
+}
+
+export const DEMO_PIPELINE = 'Demo pipeline';
+export const DEMO_BASELINE = 'Baseline';
+
+/**
+ * The "Demo pipeline" linked to a "Baseline" forecast scenario, each created when missing. A pipeline without a
+ * forecast scenario leaves a planner nothing to pass as `scenario_id` to the run routes, and the baseline's pipeline
+ * is the one default reads show first (docs/API.md, "Which pipeline a read uses"). Idempotent: what a planner already
+ * made is reused, an existing baseline of another name included, and a pipeline already linked keeps its link.
+ */
+export async function ensureDemoPipeline(tx: Tx, createdBy: string): Promise<{ pipelineId: number; scenarioId: number }> {
+  await lockScenarios(tx);
+  const scenario = (await getBaselineScenario(tx)) ?? (await findScenarioByName(tx, DEMO_BASELINE));
+  let scenarioId: number;
+  if (scenario) {
+    scenarioId = scenario.id;
+    if (!scenario.is_baseline) await markBaseline(tx, scenarioId);
+  } else {
+    // 52 weeks and no methods: what the forecast step does without a scenario, so the link changes no demo forecast
+    scenarioId = (await insertScenario(tx, {
+      name: DEMO_BASELINE, description: 'The plan of record of the demo data', is_baseline: true, horizon_weeks: 52, methods: [], settings: {},
+    }, createdBy)).id;
+  }
+  await lockPipelines(tx);
+  const existing = await findPipelineByName(tx, DEMO_PIPELINE);
+  if (!existing) {
+    const pipelineId = await insertPipeline(tx, { name: DEMO_PIPELINE, description: 'Created with the demo data', forecast_scenario_id: scenarioId, is_active: true, settings: {} }, createdBy);
+    return { pipelineId, scenarioId };
+  }
+  if (existing.forecast_scenario_id === null) await updatePipeline(tx, existing.id, { forecast_scenario_id: scenarioId });
+  return { pipelineId: existing.id, scenarioId: existing.forecast_scenario_id ?? scenarioId };
 }
 
 /**
@@ -36,18 +71,15 @@ export async function seedDemoData(db: Db, temporal: TemporalDeps, accountId: st
   const imported = await waitForJob(db, accountId, run.run_id, timeoutMs);
   if (imported.status !== 'completed') throw new Error(`demo import ${run.run_id} ${imported.status}: ${imported.error ?? ''}`);
 
-  const pipelineId = await withTenant(db, accountId, async (tx) => {
-    const existing = await findPipelineByName(tx, 'Demo pipeline');
-    if (existing) return existing.id;
-    return insertPipeline(tx, { name: 'Demo pipeline', description: 'Created with the demo data', forecast_scenario_id: null, is_active: true, settings: {} }, createdBy);
-  });
+  const { pipelineId, scenarioId } = await withTenant(db, accountId, (tx) => ensureDemoPipeline(tx, createdBy));
   const etlJobId = newJobId('etl');
   await startJob(db, temporal, accountId, { job_id: etlJobId, kind: 'step', step: 'etl', pipeline_id: pipelineId, created_by: createdBy }, 'runStep', [
     { jobId: etlJobId, accountId, step: 'etl', pipelineId, scenarioId: null, segmentId: null, createdBy, nWorkers: null },
   ]);
+  await withTenant(db, accountId, (tx) => touchPipelineRun(tx, pipelineId));
   const etl = await waitForJob(db, accountId, etlJobId, timeoutMs);
   if (etl.status !== 'completed') throw new Error(`demo etl ${etlJobId} ${etl.status}: ${etl.error ?? ''}`);
-  return { staged, importRunId: run.run_id, etlJobId, pipelineId, series: (etl.result as { series: number }).series };
+  return { staged, importRunId: run.run_id, etlJobId, pipelineId, scenarioId, series: (etl.result as { series: number }).series };
 }
 
 /**
@@ -66,6 +98,9 @@ export async function startDemoForecast(db: Db, temporal: TemporalDeps, accountI
   await startJob(db, temporal, accountId, { job_id: jobId, kind: 'demo_forecast', pipeline_id: pipelineId, created_by: createdBy, params: { steps } }, 'runSequence', [
     { jobId, accountId, pipelineId, scenarioId: null, segmentId: null, createdBy, nWorkers: null, steps, kind: 'demo_forecast' },
   ]);
+  // startJob, unlike the API's launch(), does not record the run on the pipeline; pipelines list it and the default
+  // pipeline prefers it while its first run is still writing
+  await withTenant(db, accountId, (tx) => touchPipelineRun(tx, pipelineId));
   return jobId;
 }
 

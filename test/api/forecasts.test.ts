@@ -94,6 +94,59 @@ describe('GET /api/forecasts/{unique_id}', () => {
     expect((await t.call('get', `/api/forecasts/${d.A}`, { token: planner })).body.pipeline_id).toBe(0);
   });
 
+  test('no pipeline_id: the pipeline whose results were written last wins over a later start; every read picks the same one', async () => {
+    const set = (fragment: ReturnType<typeof sql.unsafe>) => withTenant(t.db, a.accountId, (tx) => tx.query(fragment));
+    const job = (id: string, step: string, pipeline: number | null, minutesAgo: number, status = 'completed') => set(sql.unsafe`
+      INSERT INTO jobs (job_id, kind, step, pipeline_id, status, created_at, finished_at)
+      VALUES (${id}, 'step', ${step}, ${pipeline}, ${status}, now() - make_interval(mins => ${minutesAgo + 1}), now() - make_interval(mins => ${minutesAgo}))`);
+    // the pipeline every read without pipeline_id answers with, read through each kind of route
+    const defaults = async () => {
+      const get = async (path: string) => (await t.call('get', path, { token: planner })).body.pipeline_id;
+      const post = async (path: string, body: object) => {
+        await t.call('post', path, { token: planner, body });
+        const row = await withTenant(t.db, a.accountId, (tx) => tx.one(sql.unsafe`SELECT new_value FROM audit_log WHERE path = ${path} ORDER BY id DESC LIMIT 1`));
+        return (row.new_value as { pipeline_id: number }).pipeline_id;
+      };
+      const answers = [
+        await get(`/api/forecasts/${d.A}`), await get(`/api/metrics/${d.A}`), await get(`/api/forecasts/${d.A}/origins`), await get('/api/best-methods'),
+        await get('/api/analytics'), await get('/api/analytics/aggregate-demand'), await get(`/api/series/${d.A}/best-method`),
+        await post('/api/sparklines', { unique_ids: [d.A] }), await post('/api/analytics/aggregate-demand', { unique_ids: [d.A] }),
+      ];
+      expect(new Set(answers).size).toBe(1);
+      return answers[0];
+    };
+    try {
+      expect(await defaults()).toBe(0);
+      // P2 started a run later, but only P1 has results: a completed job of a step after etl
+      await set(sql.unsafe`UPDATE scenario_pipelines SET last_run_at = now() WHERE id = ${p2}`);
+      expect(await defaults()).toBe(p2);
+      await job('def-p1-forecast', 'forecast', p1, 30);
+      expect(await defaults()).toBe(p1);
+      expect((await t.call('get', `/api/forecasts/${d.A}`, { token: planner })).body).toMatchObject({ pipeline_id: p1, best_method: 'ets' });
+      // an etl run writes series, not results; a failed run writes nothing that counts
+      await job('def-p2-etl', 'etl', p2, 5);
+      await job('def-p2-failed', 'forecast', p2, 4, 'failed');
+      expect(await defaults()).toBe(p1);
+      // results written later win, pipeline 0's included (a step job without a pipeline)
+      await job('def-p2-best', 'best-method', p2, 20);
+      expect(await defaults()).toBe(p2);
+      await job('def-0-outlier', 'outlier', null, 10);
+      expect(await defaults()).toBe(0);
+      // of the pipelines with results, the baseline scenario's first, however old its results
+      await set(sql.unsafe`UPDATE forecast_scenarios SET is_baseline = (id = ${s2})`);
+      await set(sql.unsafe`UPDATE scenario_pipelines SET forecast_scenario_id = ${s2} WHERE id = ${p1}`);
+      expect(await defaults()).toBe(p1);
+      // an inactive pipeline never: the next with results written last
+      await set(sql.unsafe`UPDATE scenario_pipelines SET is_active = false WHERE id = ${p1}`);
+      expect(await defaults()).toBe(0);
+    } finally {
+      await set(sql.unsafe`DELETE FROM jobs WHERE job_id LIKE 'def-%'`);
+      await set(sql.unsafe`UPDATE scenario_pipelines SET last_run_at = NULL, is_active = true, forecast_scenario_id = ${s1} WHERE id IN (${p1}, ${p2})`);
+      await set(sql.unsafe`UPDATE forecast_scenarios SET is_baseline = false`);
+    }
+    expect(await defaults()).toBe(0);
+  });
+
   test('a series without forecasts answers {}; unknown series, pipeline, scenario are 404s; bad ids 400', async () => {
     const none = await t.call('get', `/api/forecasts/${d.C}`, { token: planner });
     expect(none.body).toEqual({ unique_id: d.C, pipeline_id: 0, scenario_id: null, forecasts: {}, levels: {}, best_method: null, updated_at: null });

@@ -1,6 +1,6 @@
 import { sql, withTenant } from '../../db/pool';
 import { createDemoPlan, demandBySeries } from '../../scripts/demoData/generator';
-import { DEMO_FORECAST_STEPS, seedDemoData, startDemoForecast, waitForDemoJob } from '../../scripts/demoData/seed';
+import { DEMO_FORECAST_STEPS, ensureDemoPipeline, seedDemoData, startDemoForecast, waitForDemoJob } from '../../scripts/demoData/seed';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp } from '../support/testApp';
 
@@ -50,10 +50,22 @@ test('generated demo data goes through import staging, an import run and etl wit
   expect(reload.body.cache_sizes).toMatchObject({ items: 40, sites: 6 });
   expect(reload.body.cache_sizes.series).toBeGreaterThanOrEqual(seriesWithDemand);
 
+  // the demo pipeline runs under a "Baseline" forecast scenario, so the run routes have a scenario_id to take
+  const pipeline = (await t.call('get', `/api/scenario-pipeline/${result.pipelineId}`, { token: admin })).body;
+  const baseline = (await t.call('get', `/api/forecast/scenarios/${result.scenarioId}`, { token: admin })).body;
+  expect([pipeline.name, pipeline.forecast_scenario_id, baseline.name, baseline.is_baseline]).toEqual(['Demo pipeline', result.scenarioId, 'Baseline', true]);
+
   // the start command then forecasts the demo pipeline: every series gets forecasts, a best method and a distribution
   const jobId = await startDemoForecast(t.db, { client: tw.client, taskQueue: tw.taskQueue }, tenant.accountId, result.pipelineId, 'test');
   const job = await waitForDemoJob(t.db, tenant.accountId, jobId, 300_000);
   expect([job.status, job.error]).toEqual(['completed', null]);
+  // and reads without pipeline_id show it (docs/API.md, "Which pipeline a read uses")
+  const uid = (await t.call('get', '/api/series', { token: admin, query: { limit: 1 } })).body[0].unique_id;
+  const forecasts = (await t.call('get', `/api/forecasts/${uid}`, { token: admin })).body;
+  expect(forecasts.pipeline_id).toBe(result.pipelineId);
+  expect(Object.keys(forecasts.forecasts).length).toBeGreaterThan(0);
+  expect((await t.call('get', '/api/best-methods', { token: admin })).body).toMatchObject({ pipeline_id: result.pipelineId, total_series: seriesWithDemand });
+  expect((await t.call('get', `/api/scenario-pipeline/${result.pipelineId}`, { token: admin })).body.last_run_at).not.toBeNull();
   expect(DEMO_FORECAST_STEPS).toEqual(['outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio']);
   const done = await withTenant(t.db, tenant.accountId, async (tx) => ({
     forecasted: await tx.oneFirst(sql.unsafe`SELECT count(DISTINCT (item_id, site_id))::int FROM forecast_results WHERE pipeline_id = ${result.pipelineId}`),
@@ -68,3 +80,21 @@ test('generated demo data goes through import staging, an import run and etl wit
   expect(done.routes).toBeGreaterThan(0);
   expect(done.meioSeries).toBe(seriesWithDemand);
 }, 480_000);
+
+test('the demo pipeline and its baseline scenario are created once: a second seed reuses them, a planner\'s choices stay', async () => {
+  const tenant = await t.newTenant('seed-pipeline');
+  const first = await withTenant(t.db, tenant.accountId, (tx) => ensureDemoPipeline(tx, 'test'));
+  expect(await withTenant(t.db, tenant.accountId, (tx) => ensureDemoPipeline(tx, 'test'))).toEqual(first);
+  const counts = await withTenant(t.db, tenant.accountId, async (tx) => ({
+    scenarios: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM forecast_scenarios`),
+    baselines: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM forecast_scenarios WHERE is_baseline AND name = 'Baseline'`),
+    pipelines: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM scenario_pipelines WHERE name = 'Demo pipeline' AND forecast_scenario_id = ${first.scenarioId}`),
+  }));
+  expect(counts).toEqual({ scenarios: 1, baselines: 1, pipelines: 1 });
+
+  // a planner linked the pipeline to another scenario: the seed keeps that link
+  const admin = await t.login(tenant.admin);
+  const other = (await t.call('post', '/api/forecast/scenarios', { token: admin, body: { name: 'Promo' } })).body.id;
+  await t.call('put', `/api/scenario-pipeline/${first.pipelineId}`, { token: admin, body: { forecast_scenario_id: other } });
+  expect(await withTenant(t.db, tenant.accountId, (tx) => ensureDemoPipeline(tx, 'test'))).toEqual({ pipelineId: first.pipelineId, scenarioId: other });
+});

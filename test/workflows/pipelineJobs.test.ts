@@ -110,12 +110,12 @@ test('run_id makes a retried request idempotent', async () => {
 });
 
 test('a saved process workflow runs its steps on its pipeline and records last_run_at', async () => {
-  const wf = await t.call('post', '/api/process-workflows', { token: planner, body: { name: 'Weekly', steps: ['etl', 'meio'], segment_ids: [], scenario_pipeline_id: p1, step_workers: { etl: 2 } } });
+  const wf = await t.call('post', '/api/process-workflows', { token: planner, body: { name: 'Weekly', steps: ['etl', 'supply'], segment_ids: [], scenario_pipeline_id: p1, step_workers: { etl: 2 } } });
   expect(wf.status).toBe(201);
   const started = await t.call('post', `/api/process-workflows/${wf.body.workflow_id}/run`, { token: planner, body: {} });
   expect(started.status).toBe(200);
   const job = await waitForJob(t, planner, started.body.job_id, isFinished);
-  expect(job.children.map((c) => [c.step, c.status])).toEqual([['etl', 'completed'], ['meio', 'failed']]);
+  expect(job.children.map((c) => [c.step, c.status])).toEqual([['etl', 'completed'], ['supply', 'failed']]);
   const list = await t.call('get', '/api/process-workflows', { token: planner });
   expect(list.body.find((w: { workflow_id: number }) => w.workflow_id === wf.body.workflow_id).last_run_at).not.toBeNull();
   const noPipeline = await t.call('post', '/api/process-workflows', { token: planner, body: { name: 'Loose', steps: ['etl'] } });
@@ -130,15 +130,15 @@ test('run-all runs the steps in order as child jobs and stops at the first step 
   expect(res.status).toBe(200);
   const job = await waitForJob(t, planner, res.body.job_id, isFinished);
   expect(job.status).toBe('failed');
-  expect(job.error).toBe('step meio failed: step meio not available yet');
-  const ran = ['etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution'];
-  expect(job.children.map((c) => [c.step, c.status])).toEqual([...ran.map((s) => [s, 'completed']), ['meio', 'failed']]);
+  expect(job.error).toBe('step supply failed: step supply not available yet');
+  const ran = ['etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio'];
+  expect(job.children.map((c) => [c.step, c.status])).toEqual([...ran.map((s) => [s, 'completed']), ['supply', 'failed']]);
   const steps = await t.call('get', `/api/process-log/${res.body.job_id}/steps`, { token: planner });
   expect(steps.body.map((s: { step: string; run_id: string; pipeline_id: number }) => [s.step, s.run_id, s.pipeline_id])).toEqual(
-    [...ran, 'meio'].map((s) => [s, res.body.job_id, p3]),
+    [...ran, 'supply'].map((s) => [s, res.body.job_id, p3]),
   );
   const runs = await t.call('get', '/api/process-log/runs', { token: planner });
-  expect(runs.body.find((r: { run_id: string }) => r.run_id === res.body.job_id)).toMatchObject({ kind: 'run_all', step_count: 9, failed_steps: 1, status: 'failed' });
+  expect(runs.body.find((r: { run_id: string }) => r.run_id === res.body.job_id)).toMatchObject({ kind: 'run_all', step_count: 10, failed_steps: 1, status: 'failed' });
   const tail = await t.call('get', `/api/process-log/step/${job.children[0].job_id}/tail`, { token: planner, query: { limit: 2 } });
   expect(tail.body.lines.map((l: { message: string }) => l.message)).toEqual([expect.stringMatching(/^etl: chunk 1\/1/), 'completed']);
 });

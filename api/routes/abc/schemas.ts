@@ -1,5 +1,5 @@
 import { ABC_METRICS } from '../../../domain/abc/classify';
-import { nullable, obj, out } from '../schemas';
+import { nullable, obj, out, skipParam } from '../schemas';
 import type { JsonSchema } from '../validation';
 import { id32, nameSchema } from '../scenarios/schemas';
 import { uniqueIdSchema } from '../segments/access';
@@ -60,7 +60,7 @@ export const startedSchema = out({
 }, ['job_id', 'status']);
 
 export const resultsQuery = obj({
-  skip: { type: 'integer', minimum: 0, default: 0 },
+  skip: skipParam,
   limit: { type: 'integer', minimum: 1, maximum: 50000, default: 200 },
   class_label: { type: 'string', maxLength: 20, description: 'only this class' },
 });

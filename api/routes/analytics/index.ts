@@ -8,7 +8,7 @@ import type { SeriesFilter } from '../../../db/series';
 import { accuracyPrecision, groupAccuracy, groupBy, methodDistribution, type SeriesAccuracy } from '../../../domain/analytics/analytics';
 import type { AuthUser } from '../../context';
 import { defineRoute, type RouteTable } from '../define';
-import { SCOPE_RULE } from '../forecasts/schemas';
+import { DEFAULT_PIPELINE_RULE, SCOPE_RULE } from '../forecasts/schemas';
 import { listFilter, resolveScope } from '../forecasts/scope';
 import { errors } from '../schemas';
 import { parseUniqueId } from '../segments/access';
@@ -90,14 +90,16 @@ export function registerAnalyticsRoutes(table: RouteTable): void {
     method: 'post', path: '/api/analytics/aggregate-demand', tag,
     summary: 'Demand and forecast summed over chosen series',
     description:
-      `As the GET, over the listed series (at most ${s.MAX_AGGREGATE_IDS}) and the results of \`pipeline_id\` (default 0; 404 unknown). Ids of unknown series and of series outside the caller's segments are left out and listed in \`unknown_ids\`.`,
+      `As the GET, over the listed series (at most ${s.MAX_AGGREGATE_IDS}) and the results of \`pipeline_id\` (404 unknown; omitted: ${DEFAULT_PIPELINE_RULE}). Ids of unknown series and of series outside the caller's segments are left out and listed in \`unknown_ids\`.`,
     body: s.aggregateBody, audit: { entityType: 'analytics.aggregate_demand', action: 'read' },
     responses: { 200: { description: 'aggregate demand', schema: s.aggregateResponse }, ...errors(400, 404) },
     handler: async (ctx, { body, user }) => {
       // Audited like any POST; the id count, not up to 50000 ids, keeps the audit row small.
-      ctx.state.audit = { ...ctx.state.audit, newValue: { unique_ids: body.unique_ids.length, pipeline_id: body.pipeline_id ?? 0 } };
+      const audited = { unique_ids: body.unique_ids.length, pipeline_id: body.pipeline_id ?? null };
+      ctx.state.audit = { ...ctx.state.audit, newValue: audited };
       return withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        const scope = await resolveScope(tx, { pipeline_id: body.pipeline_id ?? 0 });
+        const scope = await resolveScope(tx, { pipeline_id: body.pipeline_id });
+        ctx.state.audit = { ...ctx.state.audit, newValue: { ...audited, pipeline_id: scope.pipelineId } };
         const f: SeriesFilter = { scope: seriesScope(user), segmentSets: [] };
         const asked = [...new Set(body.unique_ids as string[])];
         const visible = await visibleKeys(tx, asked.map(parseUniqueId), f);

@@ -1,7 +1,7 @@
 import { queryAudit } from '../../../db/audit';
 import { withTenant } from '../../../db/pool';
 import { defineRoute, type RouteTable } from '../define';
-import { errors, nullable, obj, out } from '../schemas';
+import { errors, nullable, obj, out, skipParam } from '../schemas';
 
 const date = { type: 'string', format: 'date' };
 
@@ -43,7 +43,7 @@ export function registerAuditRoutes(table: RouteTable): void {
       sort_by: { type: 'string', enum: ['id', 'entity_type', 'entity_id', 'action', 'changed_by', 'created_at'], default: 'created_at' },
       sort_dir: { type: 'string', enum: ['asc', 'desc'], default: 'desc' },
       limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 },
-      offset: { type: 'integer', minimum: 0, default: 0 },
+      offset: skipParam,
     }),
     responses: {
       200: { description: 'page of entries', schema: out({ items: { type: 'array', items: auditItemSchema }, total: { type: 'integer' }, limit: { type: 'integer' }, offset: { type: 'integer' } }) },

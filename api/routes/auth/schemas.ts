@@ -1,10 +1,10 @@
 import { passwordSchema } from '../../auth/passwords';
-import { nullable, obj, out } from '../schemas';
+import { int4, nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
 
 const uuid = { type: 'string', format: 'uuid' };
 const email = { type: 'string', format: 'email', maxLength: 254 };
-const segmentIds = { type: 'array', items: { type: 'integer', minimum: 1 }, uniqueItems: true, maxItems: 10000 };
+const segmentIds = { type: 'array', items: int4(1), uniqueItems: true, maxItems: 10000 };
 
 export const userSchema: JsonSchema = out(
   {

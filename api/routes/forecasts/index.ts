@@ -58,12 +58,12 @@ export function registerForecastRoutes(table: RouteTable): void {
     method: 'get', path: '/api/metrics/{unique_id}', tag,
     summary: "A series' backtest metrics per method",
     description:
-      "Rolling-origin backtest accuracy of every method (backtest step; the combination's row comes from the best-method step): mae, rmse, mase, bias (forecast − actual, > 0 over-forecasts), coverage_90, smape and the number of origins evaluated. A metric that could not be computed is null. `pipeline_id` (default 0) chooses whose results. 404 unknown series, 403 outside the caller's segments; `metrics: {}` before the backtest step ran.",
+      "Rolling-origin backtest accuracy of every method (backtest step; the combination's row comes from the best-method step): mae, rmse, mase, bias (forecast − actual, > 0 over-forecasts), coverage_90, smape and the number of origins evaluated. A metric that could not be computed is null. `pipeline_id` chooses whose results (omitted: " + s.DEFAULT_PIPELINE_RULE + "). 404 unknown series, 403 outside the caller's segments; `metrics: {}` before the backtest step ran.",
     params: s.uidParams, query: s.pipelineQuery,
     responses: { 200: { description: 'metrics', schema: s.metricsResponse }, ...errors(400, 403, 404) },
     handler: async (ctx, { params, query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        const { k, scope } = await openSeries(tx, user, params.unique_id, { pipeline_id: query.pipeline_id ?? 0 });
+        const { k, scope } = await openSeries(tx, user, params.unique_id, { pipeline_id: query.pipeline_id });
         const rows = (await backtestMetricsOf(tx, scope.pipelineId, [k])).get(uniqueId(k)) ?? [];
         const best = await getBestMethod(tx, k, scope.pipelineId);
         return {
@@ -83,12 +83,12 @@ export function registerForecastRoutes(table: RouteTable): void {
     method: 'get', path: '/api/forecasts/{unique_id}/origins', tag,
     summary: "A series' backtest origin dates",
     description:
-      "Every origin (the last week of training data; its forecast starts the week after) with stored forecasts, oldest first, with the kinds and methods stored there: kind 'window' is the backtest step's scored windows (horizon-long, with actuals), kind 'origin' the backtest-forecast step's full-horizon forecasts. Both kinds are listed unless `kind` picks one. `pipeline_id` default 0. 404 unknown series, 403 outside the caller's segments.",
+      "Every origin (the last week of training data; its forecast starts the week after) with stored forecasts, oldest first, with the kinds and methods stored there: kind 'window' is the backtest step's scored windows (horizon-long, with actuals), kind 'origin' the backtest-forecast step's full-horizon forecasts. Both kinds are listed unless `kind` picks one. `pipeline_id` chooses whose results (omitted: " + s.DEFAULT_PIPELINE_RULE + "). 404 unknown series, 403 outside the caller's segments.",
     params: s.uidParams, query: s.originsQuery,
     responses: { 200: { description: 'origins', schema: s.originsResponse }, ...errors(400, 403, 404) },
     handler: async (ctx, { params, query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        const { key, scope } = await openSeries(tx, user, params.unique_id, { pipeline_id: query.pipeline_id ?? 0 });
+        const { key, scope } = await openSeries(tx, user, params.unique_id, { pipeline_id: query.pipeline_id });
         const origins = await seriesOrigins(tx, key, scope.pipelineId, query.kind);
         return { unique_id: params.unique_id, pipeline_id: scope.pipelineId, origins };
       }),
@@ -106,7 +106,7 @@ export function registerForecastRoutes(table: RouteTable): void {
         throw badRequest(`path.origin_date: ${params.origin_date} is not a Monday (origins are week starts)`);
       }
       return withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        const { key, scope } = await openSeries(tx, user, params.unique_id, { pipeline_id: query.pipeline_id ?? 0 });
+        const { key, scope } = await openSeries(tx, user, params.unique_id, { pipeline_id: query.pipeline_id });
         const rows = await originForecasts(tx, key, scope.pipelineId, params.origin_date, query.kind);
         if (!rows.length) throw notFound(`Series ${params.unique_id} has no backtest forecast at origin ${params.origin_date} in pipeline ${scope.pipelineId}${query.kind ? ` (kind ${query.kind})` : ''}`);
         const longest = Math.max(...rows.map((r) => r.yhat.length));
@@ -126,14 +126,16 @@ export function registerForecastRoutes(table: RouteTable): void {
     method: 'post', path: '/api/sparklines', tag,
     summary: 'Recent weekly demand of many series, for list sparklines',
     description:
-      `For each series, the weekly demand of the last \`weeks\` weeks (default 52) as [week, value] pairs, oldest first. Every sparkline ends at the tenant's latest history week, so lines drawn side by side share their x axis; a week the series has no row for is absent and a closed calendar week is null. \`values: corrected\` shows the outlier step's corrected demand of \`pipeline_id\` (default 0) where stored. At most ${s.MAX_SPARKLINE_IDS} ids; ids of unknown series or series outside the caller's segments are omitted from the answer (a series with no history in the window maps to []). The answer holds no forecast: /api/forecasts gives it.`,
+      `For each series, the weekly demand of the last \`weeks\` weeks (default 52) as [week, value] pairs, oldest first. Every sparkline ends at the tenant's latest history week, so lines drawn side by side share their x axis; a week the series has no row for is absent and a closed calendar week is null. \`values: corrected\` shows the outlier step's corrected demand of \`pipeline_id\` (omitted: ${s.DEFAULT_PIPELINE_RULE}) where stored. At most ${s.MAX_SPARKLINE_IDS} ids; ids of unknown series or series outside the caller's segments are omitted from the answer (a series with no history in the window maps to []). The answer holds no forecast: /api/forecasts gives it.`,
     body: s.sparklinesBody, audit: { entityType: 'sparklines', action: 'read' },
     responses: { 200: { description: 'sparklines', schema: s.sparklinesResponse }, ...errors(400, 404) },
     handler: async (ctx, { body, user }) => {
       // A read sent as POST is audited like any POST; the id count, not up to 1000 ids, keeps the row small.
-      ctx.state.audit = { ...ctx.state.audit, newValue: { unique_ids: body.unique_ids.length, weeks: body.weeks, values: body.values, pipeline_id: body.pipeline_id ?? 0 } };
+      const audited = { unique_ids: body.unique_ids.length, weeks: body.weeks, values: body.values, pipeline_id: body.pipeline_id ?? null };
+      ctx.state.audit = { ...ctx.state.audit, newValue: audited };
       return withTenant(ctx.deps.db, user.accountId, async (tx) => {
-        const scope = await resolveScope(tx, { pipeline_id: body.pipeline_id ?? 0 });
+        const scope = await resolveScope(tx, { pipeline_id: body.pipeline_id });
+        ctx.state.audit = { ...ctx.state.audit, newValue: { ...audited, pipeline_id: scope.pipelineId } };
         const keys = (body.unique_ids as string[]).map(parseUniqueId);
         const last = await lastHistoryWeek(tx);
         if (!last) return {};

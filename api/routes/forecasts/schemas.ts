@@ -6,9 +6,17 @@ import { ALL_METHODS, DEFAULT_SEASON_LENGTH } from '../../../domain/forecast/com
 
 const num = (description?: string): JsonSchema => ({ ...nullable({ type: 'number' }), ...(description ? { description } : {}) });
 
+/**
+ * The default pipeline in one sentence, for every route description that takes an optional pipeline_id; the rule
+ * itself is db/forecastReads.ts defaultResultsPipeline, documented in docs/API.md ("Which pipeline a read uses").
+ */
+export const DEFAULT_PIPELINE_RULE =
+  'the default pipeline: of the active pipelines and pipeline 0 that have results (a completed job of a step after etl), the baseline scenario\'s pipeline first, then the one whose results were written last; ' +
+  'else the active pipeline run last (baseline scenario\'s first); else 0 (docs/API.md, "Which pipeline a read uses")';
+
 export const SCOPE_RULE =
   'Which results are read: `pipeline_id` given → that pipeline\'s results (0 = runs outside any pipeline; 404 for an unknown pipeline), and with `scenario_id` as well only the forecasts stored under that scenario. ' +
-  '`scenario_id` alone → the most recently updated pipeline whose forecast scenario it is; when no pipeline uses it, the rows of pipeline 0 stored under that scenario (404 for an unknown scenario). Neither → the default pipeline: the most recently run active pipeline of the baseline scenario, else the most recently run active pipeline, else 0.';
+  `\`scenario_id\` alone → the most recently updated pipeline whose forecast scenario it is; when no pipeline uses it, the rows of pipeline 0 stored under that scenario (404 for an unknown scenario). Neither → ${DEFAULT_PIPELINE_RULE}.`;
 
 export const pipelineIdQuery: JsonSchema = { type: 'integer', minimum: 0, maximum: 2147483647, description: 'whose results: a scenario pipeline id, 0 for runs outside any pipeline; omitted: the default pipeline (see the description); 404 when unknown' };
 export const scenarioIdQuery: JsonSchema = { ...id32, description: 'forecast scenario; see the description for how it picks the results; 404 when unknown' };
@@ -99,7 +107,7 @@ export const MAX_SPARKLINE_IDS = 1000;
 export const sparklinesBody = obj(
   {
     unique_ids: { type: 'array', minItems: 1, maxItems: MAX_SPARKLINE_IDS, items: uniqueIdSchema, description: `series ids, at most ${MAX_SPARKLINE_IDS}` },
-    pipeline_id: { ...pipelineIdQuery, description: 'whose outlier corrections `values: corrected` reads (default 0)' },
+    pipeline_id: { ...pipelineIdQuery, description: 'whose outlier corrections `values: corrected` reads; omitted: the default pipeline (see the description)' },
     weeks: { type: 'integer', minimum: 1, maximum: 260, default: 52, description: 'length of the window, default 52 weeks' },
     values: { type: 'string', enum: ['actual', 'corrected'], default: 'actual', description: "'actual' demand (default) or the outlier step's 'corrected' demand (actual where none is stored)" },
   },
@@ -131,7 +139,7 @@ export const compatibilityBody = obj(
     has_seasonality: { type: 'boolean', default: false },
     has_trend: { type: 'boolean', default: false },
     zero_ratio: { type: 'number', minimum: 0, maximum: 1, description: 'share of periods without demand' },
-    n_nonzero: { type: 'integer', minimum: 0, description: 'periods with demand (wins over zero_ratio); at most n_observations' },
+    n_nonzero: { type: 'integer', minimum: 0, maximum: 100000, description: 'periods with demand (wins over zero_ratio); at most n_observations' },
     min: { type: 'number', description: 'smallest observation (negative values rule out the intermittent methods)' },
     methods: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 }, description: `check only these (default all: ${ALL_METHODS.join(', ')})` },
   },

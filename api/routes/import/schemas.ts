@@ -1,5 +1,5 @@
 import { TABLE_ORDER } from '../../../domain/import/tables';
-import { nullable, obj, out } from '../schemas';
+import { nullable, obj, out, skipParam } from '../schemas';
 import type { JsonSchema } from '../validation';
 
 const str = { type: 'string' };
@@ -128,7 +128,7 @@ export const runDetail: JsonSchema = {
 
 export const runsQuery = obj({
   limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-  offset: { type: 'integer', minimum: 0, default: 0 },
+  offset: skipParam,
 });
 
 export const runQuery = obj({

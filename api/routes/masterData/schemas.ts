@@ -1,9 +1,9 @@
-import { nullable, obj, out } from '../schemas';
+import { nullable, obj, out, skipParam } from '../schemas';
 import type { JsonSchema } from '../validation';
 import { id32 } from '../scenarios/schemas';
 
 export const listQuery = obj({
-  skip: { type: 'integer', minimum: 0, default: 0 },
+  skip: skipParam,
   limit: { type: 'integer', minimum: 1, maximum: 50000, default: 200 },
   search: { type: 'string', maxLength: 200, description: 'case-insensitive substring of the code (xuid) or name' },
 });

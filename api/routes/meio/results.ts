@@ -116,7 +116,7 @@ export function registerMeioResultRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/meio/fr-heatmap', tag,
     summary: 'Expected fill rate by segment and site',
-    description: 'Demand-weighted expected fill rate, target, SKU-sites below target and investment per segment × site, from the latest meio run of the pipeline and scenario (default: the latest run). A SKU-site counts in each of its segments; those in none form "(no segment)".',
+    description: 'Demand-weighted expected fill rate, target, SKU-sites below target and investment per segment × site, from the latest meio run of the pipeline (default: the default results pipeline) and scenario (default: the pipeline\'s latest run). A SKU-site counts in each of its segments; those in none form "(no segment)".',
     query: obj({ pipeline_id: pipelineId, scenario_id: id32, segment_id: id32 }),
     responses: {
       200: {
@@ -135,9 +135,9 @@ export function registerMeioResultRoutes(table: RouteTable): void {
     },
     handler: async (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       if (query.scenario_id) await scenarioOr404(tx, query.scenario_id);
-      if (query.pipeline_id) await pipelineOr404(tx, query.pipeline_id);
-      const run = await latestMeioRun(tx, query.pipeline_id, query.scenario_id);
-      if (!run) return { pipeline_id: query.pipeline_id ?? null, scenario_id: query.scenario_id ?? null, segments: [], sites: [], cells: [] };
+      const pipeline = await pipelineOr404(tx, query.pipeline_id);
+      const run = await latestMeioRun(tx, pipeline, query.scenario_id);
+      if (!run) return { pipeline_id: pipeline, scenario_id: query.scenario_id ?? null, segments: [], sites: [], cells: [] };
       const cells = await fillRateHeatmap(tx, run.pipeline_id, run.scenario_id, query.segment_id ? [query.segment_id] : undefined);
       const segments = [...new Map(cells.map((c) => [c.segment_id, { segment_id: c.segment_id, segment_name: c.segment_name }])).values()];
       const sites = [...new Map(cells.map((c) => [c.site_id, { site_id: c.site_id, site_xuid: c.site_xuid }])).values()].sort((a, b) => a.site_id - b.site_id);
@@ -148,7 +148,7 @@ export function registerMeioResultRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/meio/diagnostic', tag,
     summary: 'Why SKU-sites miss their service target',
-    description: 'With `unique_id`: that SKU-site\'s result, its diagnostics (no_distribution: run the distribution step; no_route: no supply route and no item-site lead time; no_unit_cost; budget: the scenario budget stopped the optimiser; group_allocation: the item\'s group target is met more cheaply elsewhere; long_lead_time; pass_through: GSM holds its stock downstream) and the facts behind them. Without: the counts per diagnostic of the latest run.',
+    description: 'With `unique_id`: that SKU-site\'s result, its diagnostics (no_distribution: run the distribution step; no_route: no supply route and no item-site lead time; no_unit_cost; budget: the scenario budget stopped the optimiser; group_allocation: the item\'s group target is met more cheaply elsewhere; long_lead_time; pass_through: GSM holds its stock downstream) and the facts behind them. Without: the counts per diagnostic of the latest run. The pipeline defaults to the default results pipeline (docs/API.md, "Which pipeline a read uses").',
     query: obj({ pipeline_id: pipelineId, scenario_id: id32, unique_id: uniqueIdSchema }),
     responses: {
       200: {
@@ -164,15 +164,15 @@ export function registerMeioResultRoutes(table: RouteTable): void {
     },
     handler: async (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       if (query.scenario_id) await scenarioOr404(tx, query.scenario_id);
-      const pipeline = query.pipeline_id !== undefined ? await pipelineOr404(tx, query.pipeline_id) : undefined;
+      const pipeline = await pipelineOr404(tx, query.pipeline_id);
       const run = await latestMeioRun(tx, pipeline, query.scenario_id);
-      const scope = { pipeline_id: run?.pipeline_id ?? pipeline ?? null, scenario_id: run?.scenario_id ?? query.scenario_id ?? null };
+      const scope = { pipeline_id: run?.pipeline_id ?? pipeline, scenario_id: run?.scenario_id ?? query.scenario_id ?? null };
       if (!query.unique_id) {
         if (!run) return { ...scope, sku_sites: 0, below_target: 0, by_code: {} };
         return { ...scope, ...(await diagnosticCounts(tx, run.pipeline_id, run.scenario_id)) };
       }
       const { itemId, siteId } = parseUniqueId(query.unique_id);
-      const facts = await skuFacts(tx, scope.pipeline_id ?? 0, itemId, siteId);
+      const facts = await skuFacts(tx, scope.pipeline_id, itemId, siteId);
       const result = run ? (await meioResults(tx, { pipelineId: run.pipeline_id, scenarioId: run.scenario_id, itemId, siteId }, { skip: 0, limit: 1 })).rows[0] ?? null : null;
       const reasons = result ? [...(result.diagnostics as Array<{ code: string; detail: string }>)] : [];
       if (!result) {

@@ -5,7 +5,7 @@ import { withTenant, type Tx } from '../../../db/pool';
 import { seriesScope } from '../../../db/segments';
 import { notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
-import { errors, nullable, obj, out } from '../schemas';
+import { errors, nullable, obj, out, skipParam } from '../schemas';
 import { uniqueIdSchema, visibleSeries } from '../segments/access';
 
 /** The catalogue default of npi.min_history_weeks (domain/parameters/defaults.ts), unless the tenant set its own. */
@@ -44,7 +44,7 @@ export function registerNpiRoutes(table: RouteTable): void {
     description:
       'Series (from `series` and the item-site master data) with fewer weeks of history than the tenant parameter `npi.min_history_weeks` (default 13), plus series flagged as NPI, minus dismissed ones. `search` matches item or site code or name. Limited to the series the caller may see; the total is in `X-Total-Count` and the threshold in `X-NPI-Min-History-Weeks`.',
     query: obj({
-      skip: { type: 'integer', minimum: 0, default: 0 },
+      skip: skipParam,
       limit: { type: 'integer', minimum: 1, maximum: 50000, default: 200 },
       search: { type: 'string', maxLength: 200 },
     }),

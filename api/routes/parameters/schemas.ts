@@ -1,5 +1,5 @@
 import { FORECAST_METHOD_NAMES, PARAMETER_TYPES } from '../../../domain/parameters/defaults';
-import { nullable, obj, out } from '../schemas';
+import { nullable, obj, out, skipParam } from '../schemas';
 import { id32, nameSchema } from '../scenarios/schemas';
 import { uniqueIdSchema } from '../segments/access';
 import type { JsonSchema } from '../validation';
@@ -39,7 +39,7 @@ export const setSchema: JsonSchema = out({
 
 export const listQuery: JsonSchema = obj({
   parameter_type: parameterType,
-  skip: { type: 'integer', minimum: 0, default: 0, description: 'rows to skip' },
+  skip: skipParam,
   limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200, description: 'rows to return (at most 1000)' },
 });
 

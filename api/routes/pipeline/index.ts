@@ -11,7 +11,7 @@ import { badRequest, notFound } from '../../errors';
 import { streamJobLogs } from '../../jobs/eventStream';
 import { killJobs, newJobId, requireTemporal, resetStaleJobs, startJob, workflowState } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
-import { errors, obj, out } from '../schemas';
+import { errors, int4, obj, out, skipParam } from '../schemas';
 import * as s from './schemas';
 
 export const jobView = (j: JobRow, temporalStatus?: string) => ({
@@ -113,7 +113,7 @@ export function registerPipelineControlRoutes(table: RouteTable): void {
     summary: 'Run a saved process workflow',
     description: "Runs the workflow's steps in order as child jobs of one run (kind process_workflow) on its scenario pipeline, with its segments and per-step worker counts, and sets `last_run_at`. Not in the spec; the saved workflows are not useful without it.",
     params: obj({ workflow_id: { type: 'integer', minimum: 1, maximum: 2147483647 } }, ['workflow_id']),
-    body: obj({ run_id: s.runAllBody.properties && (s.runAllBody.properties as any).run_id, scenario_id: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }] } }),
+    body: obj({ run_id: s.runAllBody.properties && (s.runAllBody.properties as any).run_id, scenario_id: { anyOf: [int4(1), { type: 'null' }] } }),
     audit: { entityType: 'process_workflow', action: 'run' },
     responses: { 200: { description: 'run started', schema: s.startedSchema }, ...errors(400, 403, 404, 503) },
     handler: async (ctx, { params, body, user }) => {
@@ -138,7 +138,7 @@ export function registerPipelineControlRoutes(table: RouteTable): void {
     method: 'get', path: '/api/pipeline/jobs', tag, needsCache: false,
     summary: "The account's jobs, newest first",
     description: 'Job rows of this account joined with their execution status from Temporal visibility (query `AccountId = <account>`).',
-    query: obj({ limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, offset: { type: 'integer', minimum: 0, default: 0 }, status: { type: 'string', enum: s.JOB_STATUSES } }),
+    query: obj({ limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, offset: skipParam, status: { type: 'string', enum: s.JOB_STATUSES } }),
     responses: { 200: { description: 'jobs', schema: { type: 'array', items: s.jobSchema } }, ...errors(400) },
     handler: async (ctx, { query, user }) => {
       const rows = await withTenant(ctx.deps.db, user.accountId, (tx) => listJobs(tx, query));

@@ -1,6 +1,6 @@
 import { FORECAST_METHOD_NAMES } from '../../../domain/parameters/defaults';
 import { STEP_IDS } from '../../../lib/steps';
-import { nullable, obj, out } from '../schemas';
+import { int4, nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
 
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'killed'];
@@ -45,7 +45,7 @@ export const stepParam = obj({ step: { type: 'string', enum: STEP_IDS } }, ['ste
 export const jobIdParam = obj({ job_id: { type: 'string', minLength: 1, maxLength: 200 } }, ['job_id']);
 
 const runId = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,100}$', description: 'client-chosen job id: repeating a request with the same run_id returns the existing job instead of starting another' };
-const positive = { type: 'integer', minimum: 1 };
+const positive = int4(1);
 
 export const runStepBody = obj({
   pipeline_id: positive,

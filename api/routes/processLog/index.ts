@@ -6,10 +6,10 @@ import { streamJobLogs } from '../../jobs/eventStream';
 import { defineRoute, type RouteTable } from '../define';
 import { jobOr404, jobView } from '../pipeline';
 import { JOB_STATUSES, jobSchema, logLineSchema } from '../pipeline/schemas';
-import { errors, nullable, obj, out } from '../schemas';
+import { errors, int4, nullable, obj, out, skipParam } from '../schemas';
 
 const entrySchema = { ...jobSchema, properties: { ...(jobSchema.properties as object), run_id: { type: 'string' }, duration_seconds: nullable({ type: 'number' }) } };
-const page = { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 }, offset: { type: 'integer', minimum: 0, default: 0 } };
+const page = { limit: { type: 'integer', minimum: 1, maximum: 1000, default: 50 }, offset: skipParam };
 const date = { type: 'string', format: 'date' };
 
 export function registerProcessLogRoutes(table: RouteTable): void {
@@ -26,8 +26,8 @@ export function registerProcessLogRoutes(table: RouteTable): void {
       run_id: { type: 'string', maxLength: 200 },
       date_from: date,
       date_to: date,
-      pipeline_id: { type: 'integer', minimum: 1 },
-      scenario_id: { type: 'integer', minimum: 1 },
+      pipeline_id: int4(1),
+      scenario_id: int4(1),
       sort_by: { type: 'string', enum: ['created_at', 'started_at', 'finished_at', 'step', 'status', 'job_id', 'kind'], default: 'created_at' },
       sort_dir: { type: 'string', enum: ['asc', 'desc'], default: 'desc' },
     }),

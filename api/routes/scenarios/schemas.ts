@@ -1,4 +1,4 @@
-import { nullable, obj, out } from '../schemas';
+import { nullable, obj, out, skipParam } from '../schemas';
 import type { JsonSchema } from '../validation';
 
 /** Forecast methods a scenario may name; the forecasting engine implements these. */
@@ -13,7 +13,7 @@ export const id32: JsonSchema = { type: 'integer', minimum: 1, maximum: 21474836
 export const idParams = (...names: string[]): JsonSchema => obj(Object.fromEntries(names.map((n) => [n, id32])), names);
 
 export const pageQuery: JsonSchema = obj({
-  skip: { type: 'integer', minimum: 0, default: 0, description: 'rows to skip' },
+  skip: skipParam,
   limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200, description: 'rows to return (at most 1000)' },
 });
 

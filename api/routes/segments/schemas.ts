@@ -1,5 +1,5 @@
 import { OPERATORS, OPERATORS_BY_TYPE } from '../../../domain/segments/rules';
-import { nullable, obj, out } from '../schemas';
+import { nullable, obj, out, skipParam } from '../schemas';
 import type { JsonSchema } from '../validation';
 import { id32, nameSchema } from '../scenarios/schemas';
 import { uniqueIdSchema } from './access';
@@ -51,13 +51,13 @@ export const previewParams = obj({ segment_id: { type: 'integer', minimum: 0, ma
 export const uidParams = obj({ unique_id: uniqueIdSchema }, ['unique_id']);
 
 export const pageQuery = obj({
-  skip: { type: 'integer', minimum: 0, default: 0 },
+  skip: skipParam,
   limit: { type: 'integer', minimum: 1, maximum: 50000, default: 200 },
 });
 
 export const previewBody = obj({
   rules: { ...rulesSchema, description: `${rulesSchema.description as string} Absent: the saved rules of the segment (required when segment_id is 0).` },
-  skip: { type: 'integer', minimum: 0, default: 0 },
+  skip: skipParam,
   limit: { type: 'integer', minimum: 0, maximum: 50000, default: 200, description: 'series listed (the count covers all matches)' },
 });
 

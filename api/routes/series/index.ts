@@ -2,7 +2,7 @@ import { getPipeline } from '../../../db/pipelines';
 import { withTenant, type Tx } from '../../../db/pool';
 import { getScenario } from '../../../db/scenarios';
 import { seriesScope } from '../../../db/segments';
-import { latestPipelineOfScenario } from '../../../db/forecastReads';
+import { defaultResultsPipeline, latestPipelineOfScenario } from '../../../db/forecastReads';
 import { demandClassCounts, listSeries, type SeriesFilter } from '../../../db/series';
 import type { AuthUser } from '../../context';
 import { notFound } from '../../errors';
@@ -13,12 +13,16 @@ import * as s from './schemas';
 
 /**
  * Resolves the pipeline and segment filters (404 unknown, 403 segment not visible) into a series filter, and whose
- * step results fill the rows: `pipeline_id`, else the latest pipeline of `scenario_id`, else 0.
+ * step results fill the rows: `pipeline_id`, else the latest pipeline of `scenario_id`, else the default pipeline.
+ * Only an explicit pipeline narrows the list to its segments: the series list is the catalogue, so an implicit
+ * default must not hide series from a caller who never chose a pipeline.
  */
 async function seriesFilter(tx: Tx, user: AuthUser, q: { pipeline_id?: number; segment_id?: number; scenario_id?: number }): Promise<SeriesFilter> {
   if (q.scenario_id !== undefined && !(await getScenario(tx, q.scenario_id))) throw notFound(`scenario_id: forecast scenario ${q.scenario_id} not found`);
   const f: SeriesFilter = { scope: seriesScope(user), segmentSets: [], resultsPipelineId: 0 };
-  if (q.pipeline_id === undefined && q.scenario_id !== undefined) f.resultsPipelineId = (await latestPipelineOfScenario(tx, q.scenario_id)) ?? 0;
+  if (q.pipeline_id === undefined) {
+    f.resultsPipelineId = q.scenario_id !== undefined ? (await latestPipelineOfScenario(tx, q.scenario_id)) ?? 0 : await defaultResultsPipeline(tx);
+  }
   if (q.pipeline_id !== undefined) {
     f.resultsPipelineId = q.pipeline_id;
     const p = await getPipeline(tx, q.pipeline_id);
@@ -39,7 +43,7 @@ export function registerSeriesRoutes(table: RouteTable): void {
     method: 'get', path: '/api/series', tag,
     summary: 'Series with their statistics and classifications',
     description:
-      'Every series (row of `series`) the caller may see, by item_id and site_id; the total is in `X-Total-Count`. Field sources are given per field: etl statistics from `series`; ADI, CoV, demand class, intermittency, seasonality, trend, complexity and recommended methods from the characterization step (series_characteristics), best method, runner-up and score from the best-method step (series_best_method), both of the results pipeline: `pipeline_id`, else the most recently updated pipeline of `scenario_id`, else 0 (runs outside any pipeline). A series not characterized yet has ADI, CoV, demand class and intermittency computed from `series_weekly` and null characterization fields (`characterized: false`); classifications come from ABC results.',
+      'Every series (row of `series`) the caller may see, by item_id and site_id; the total is in `X-Total-Count`. Field sources are given per field: etl statistics from `series`; ADI, CoV, demand class, intermittency, seasonality, trend, complexity and recommended methods from the characterization step (series_characteristics), best method, runner-up and score from the best-method step (series_best_method), both of the results pipeline: `pipeline_id`, else the most recently updated pipeline of `scenario_id`, else the default pipeline (docs/API.md, \"Which pipeline a read uses\"; only an explicit `pipeline_id` narrows the list to its segments). A series not characterized yet has ADI, CoV, demand class and intermittency computed from `series_weekly` and null characterization fields (`characterized: false`); classifications come from ABC results.',
     query: s.seriesListQuery,
     responses: { 200: { description: 'series', schema: { type: 'array', items: s.seriesSchema } }, ...errors(400, 403, 404) },
     handler: async (ctx, { query, user }) => {
@@ -54,7 +58,7 @@ export function registerSeriesRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/series/type-counts', tag,
     summary: 'Series per demand type',
-    description: "Syntetos-Boylan classes of the series the caller may see: the characterization step's class of the results pipeline (`pipeline_id`, default 0), else, for a series not characterized yet, the class computed from series_weekly. `causal` and `maintenance` are 0 until causal forecasting and maintenance demand exist; `erratic` and `no_history` are given as well so the counts add up to `total`.",
+    description: "Syntetos-Boylan classes of the series the caller may see: the characterization step's class of the results pipeline (`pipeline_id`, omitted: the default pipeline, docs/API.md \"Which pipeline a read uses\"), else, for a series not characterized yet, the class computed from series_weekly. `causal` and `maintenance` are 0 until causal forecasting and maintenance demand exist; `erratic` and `no_history` are given as well so the counts add up to `total`.",
     query: s.typeCountsQuery,
     responses: { 200: { description: 'counts', schema: s.typeCountsSchema }, ...errors(400, 403, 404) },
     handler: async (ctx, { query, user }) =>

@@ -1,14 +1,14 @@
-import { nullable, obj, out } from '../schemas';
+import { nullable, obj, out, skipParam } from '../schemas';
 import type { JsonSchema } from '../validation';
 import { id32 } from '../scenarios/schemas';
 
 const num = (description: string): JsonSchema => ({ ...nullable({ type: 'number' }), description });
 
 const listProps: Record<string, JsonSchema> = {
-  skip: { type: 'integer', minimum: 0, default: 0 },
+  skip: skipParam,
   limit: { type: 'integer', minimum: 1, maximum: 50000, default: 200, description: 'default 200, at most 50000' },
   scenario_id: { ...id32, description: 'forecast scenario whose results are shown (without `pipeline_id`: those of the most recently updated pipeline using it, else pipeline 0); 404 when unknown' },
-  pipeline_id: { ...id32, description: "scenario pipeline: only series of the pipeline's segments (all series when it has none), with the pipeline's characterization and best-method results; 404 when unknown. Without it, pipeline 0's results" },
+  pipeline_id: { ...id32, description: "scenario pipeline: only series of the pipeline's segments (all series when it has none), with the pipeline's characterization and best-method results; 404 when unknown. Without it (and without `scenario_id`), all series the caller may see with the default pipeline's results (docs/API.md, \"Which pipeline a read uses\")" },
   segment_id: { ...id32, description: 'only series assigned to this segment; 404 when unknown, 403 when the caller may not see it' },
 };
 export const seriesListQuery = obj(listProps);

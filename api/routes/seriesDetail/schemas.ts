@@ -1,4 +1,5 @@
 import { FORECAST_METHOD_NAMES } from '../../../domain/parameters/defaults';
+import { DEFAULT_PIPELINE_RULE } from '../forecasts/schemas';
 import { nullable, obj, out } from '../schemas';
 import { uniqueIdSchema } from '../segments/access';
 import type { JsonSchema } from '../validation';
@@ -11,7 +12,7 @@ const ts: JsonSchema = { type: 'string', format: 'date-time' };
 
 export const pipelineIdProp: JsonSchema = {
   type: 'integer', minimum: 0, maximum: 2147483647,
-  description: 'results of this scenario pipeline (0 = runs outside any pipeline; 404 when the pipeline does not exist). Omitted: the default pipeline — the most recently run active pipeline of the baseline scenario, else the most recently run active pipeline, else 0',
+  description: `results of this scenario pipeline (0 = runs outside any pipeline; 404 when the pipeline does not exist). Omitted: ${DEFAULT_PIPELINE_RULE}`,
 };
 
 export const methodName: JsonSchema = { type: 'string', enum: [...FORECAST_METHOD_NAMES], description: `a forecasting method: ${FORECAST_METHOD_NAMES.join(', ')}` };
