@@ -36,7 +36,8 @@ export async function meioResults(tx: Tx, f: MeioResultFilter, page: { skip: num
 export async function meioGroupResults(tx: Tx, f: MeioResultFilter, page: { skip: number; limit: number }): Promise<{ rows: Record<string, unknown>[]; total: number }> {
   const w = where({ pipelineId: f.pipelineId, scenarioId: f.scenarioId, itemId: f.itemId, meetsTarget: f.meetsTarget });
   const rows = await tx.any(sql.unsafe`
-    SELECT r.item_id, i.xuid AS item_xuid, i.name AS item_name, r.n_skus, r.target_service, r.expected_fill_rate, r.investment, r.meets_target, r.curve
+    SELECT r.item_id, i.xuid AS item_xuid, i.name AS item_name, r.n_skus, r.target_service, r.expected_fill_rate, r.investment, r.meets_target, r.curve,
+      r.curve_investment, r.weekly_demand, r.budget_cap
     FROM meio_group_results r JOIN items i ON i.id = r.item_id WHERE ${w} ORDER BY r.item_id LIMIT ${page.limit} OFFSET ${page.skip}`);
   const total = (await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM meio_group_results r WHERE ${w}`)) as number;
   return { rows: [...rows] as Record<string, unknown>[], total };

@@ -62,7 +62,8 @@ test('the meio step plans the item across its network through Temporal, with the
 
   const group = await t.call('get', `/api/meio/scenarios/${scenario}/results`, { token: planner, query: { pipeline_id: 0, level: 'group', item_id: seed.items.X } });
   expect(group.body).toHaveLength(1);
-  expect(group.body[0]).toMatchObject({ item_id: seed.items.X, n_skus: 3, meets_target: expected.group.meetsTarget });
+  expect(group.body[0]).toMatchObject({ item_id: seed.items.X, n_skus: 3, meets_target: expected.group.meetsTarget, weekly_demand: 5, budget_cap: null });
+  expect(group.body[0].curve_investment).toBeCloseTo(expected.group.curveInvestment!, 9);
   expect(group.body[0].expected_fill_rate).toBeCloseTo(expected.group.expectedFillRate!, 12);
   expect(group.body[0].curve.length).toBeGreaterThan(2);
 

@@ -40,6 +40,9 @@ const groupResult: JsonSchema = out({
   target_service: nullable({ type: 'number', description: 'demand-weighted target of the item\'s demand sites' }),
   expected_fill_rate: nullable({ type: 'number' }), investment: { type: 'number' }, meets_target: { type: 'boolean' },
   curve: { type: 'array', items: out({ investment: { type: 'number' }, fill_rate: { type: 'number' } }), description: 'the greedy optimiser\'s service-vs-investment curve, sampled' },
+  curve_investment: nullable({ type: 'number', description: 'the chosen point\'s investment on the curve (the demand sites\' stock)' }),
+  weekly_demand: { type: 'number', description: 'mean weekly demand of the demand sites: the item\'s weight in a portfolio budget' },
+  budget_cap: nullable({ type: 'number', description: 'the share of the scenario budget this item got, when the budget binds' }),
 });
 
 async function scenarioOr404(tx: Tx, id: number) {
