@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) =
       whitelist: (ctx) => !(ctx.method === 'POST' && LOGIN_PATHS.includes(ctx.path)),
     }),
   );
-  for (const mw of authMiddleware(deps.db, deps.auth, () => (streams ??= eventStreamPaths(table)))) app.use(mw);
+  for (const mw of authMiddleware(deps.db, deps.env.databaseUrl!, deps.auth, () => (streams ??= eventStreamPaths(table)))) app.use(mw);
   app.use(auditMiddleware(deps.db));
   app.use(table.router.routes());
   app.use(table.router.allowedMethods());

@@ -1,5 +1,6 @@
 import { logger } from '../lib/logger';
 import type { TenantData } from '../db/masterData';
+import { ReadCache } from './readCache';
 
 export type { TenantData };
 
@@ -24,6 +25,8 @@ export const cacheSizes = (d: TenantData): Record<string, number> => ({
  */
 export class DataCache {
   private entries = new Map<string, Entry>();
+  /** series list, results and forecasts, checked against the tenant's data version on every request */
+  readonly reads = new ReadCache();
 
   constructor(private readonly loader: CacheLoader) {}
 
@@ -76,6 +79,7 @@ export class DataCache {
   /** Drops the tenant's data and reads it again; resolves when the new data is in. */
   async reload(accountId: string): Promise<TenantData> {
     this.entries.delete(accountId);
+    this.reads.drop(accountId);
     return this.start(accountId).promise;
   }
 

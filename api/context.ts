@@ -64,6 +64,8 @@ export interface AppState {
   audit?: AuditNote;
   /** the decoded token, as koa-jwt leaves it */
   token?: Record<string, unknown>;
+  /** the tenant's data version (migration 011) read with the user: whether the in-memory reads (api/readCache.ts) are current */
+  dataVersion?: number;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState> & { deps: AppDeps };

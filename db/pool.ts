@@ -1,5 +1,13 @@
 import { logger } from '../lib/logger';
-import { createPool, sql, type DatabasePool, type DatabaseTransactionConnection } from 'slonik';
+import {
+  BackendTerminatedError,
+  BackendTerminatedUnexpectedlyError,
+  ConnectionError,
+  createPool,
+  sql,
+  type DatabasePool,
+  type DatabaseTransactionConnection,
+} from 'slonik';
 
 export { sql };
 export type Db = DatabasePool;
@@ -19,19 +27,47 @@ const typeParsers = [
   { name: 'timestamp', parse: (v: string) => new Date(`${v.replace(' ', 'T')}Z`).toISOString() },
 ];
 
+/**
+ * How long opening one connection may take. A stopped server refuses at once, but an unreachable host (or a server
+ * that accepts and never answers) would otherwise hold a request until the client gives up: bounded, it becomes a 503.
+ */
+export const CONNECTION_TIMEOUT_MS = 5000;
+
 export async function openPool(databaseUrl: string, maximumPoolSize = 10): Promise<Db> {
   const pool = await createPool(databaseUrl, {
     typeParsers,
     maximumPoolSize,
     captureStackTrace: false,
     idleTimeout: 30000,
-    connectionTimeout: 10000,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
     statementTimeout: 'DISABLE_TIMEOUT',
   });
   // slonik also emits every failed query as a pool 'error' event; unheard, Node would replace the real error (and its
   // class, which callers test for) with ERR_UNHANDLED_ERROR. The query's own promise still rejects with it.
   pool.on('error', (err: unknown) => logger.debug({ err }, 'query failed'));
   return pool;
+}
+
+// Socket errors of a server that is gone or unreachable, and SQLSTATEs that mean the server itself is not serving:
+// class 08 (connection exception), admin/crash shutdown, starting up or shutting down, too many connections.
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
+const UNREACHABLE_MESSAGE = /connection terminated|timeout exceeded when trying to connect|Connection terminated due to connection timeout|the database system is (starting up|shutting down)/i;
+
+/**
+ * True when an error says PostgreSQL cannot be reached (stopped, restarting, unreachable), as opposed to a query
+ * that failed on a working server. Callers answer those with "try again later" instead of a failure of their own.
+ * Wrapped errors are followed (slonik's `cause`, koa-jwt's `originalError`), since the first thing a request reads
+ * from the database is often inside someone else's try/catch.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  let e: any = err;
+  for (let depth = 0; e && depth < 6; depth++) {
+    if (e instanceof ConnectionError || e instanceof BackendTerminatedError || e instanceof BackendTerminatedUnexpectedlyError) return true;
+    if (typeof e.code === 'string' && (UNREACHABLE_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+    if (typeof e.message === 'string' && UNREACHABLE_MESSAGE.test(e.message)) return true;
+    e = e.cause ?? e.originalError;
+  }
+  return false;
 }
 
 const SCHEMA_PATTERN = /^t_[0-9a-f]{32}$/;

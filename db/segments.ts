@@ -138,7 +138,7 @@ const ADI_CUTOFF = 1.32;
 const CV2_CUTOFF = 0.49;
 
 /** ADI, CoV, CV² of the non-zero demands, demand class and is_intermittent of series `s`, from series_weekly. */
-export const WEEKLY_STATS_JOIN = sql.fragment`LEFT JOIN LATERAL (
+export const weeklyStatsJoin = (when: Fragment = sql.fragment`TRUE`): Fragment => sql.fragment`LEFT JOIN LATERAL (
   SELECT a.adi, a.cov, a.cv2,
     CASE WHEN a.n = 0 THEN NULL
       WHEN a.adi > ${ADI_CUTOFF} THEN CASE WHEN a.cv2 > ${CV2_CUTOFF} THEN 'lumpy' ELSE 'intermittent' END
@@ -151,9 +151,11 @@ export const WEEKLY_STATS_JOIN = sql.fragment`LEFT JOIN LATERAL (
       CASE WHEN count(w.y) = 0 THEN NULL WHEN avg(w.y) = 0 THEN 0::float8 ELSE (COALESCE(stddev_samp(w.y), 0) / abs(avg(w.y)))::float8 END AS cov,
       CASE WHEN count(*) FILTER (WHERE w.y <> 0) < 2 THEN 0::float8
         ELSE power(stddev_samp(w.y) FILTER (WHERE w.y <> 0) / avg(w.y) FILTER (WHERE w.y <> 0), 2)::float8 END AS cv2
-    FROM series_weekly w WHERE w.item_id = s.item_id AND w.site_id = s.site_id
+    FROM series_weekly w WHERE w.item_id = s.item_id AND w.site_id = s.site_id AND ${when}
   ) a
 ) wk ON true`;
+
+export const WEEKLY_STATS_JOIN = weeklyStatsJoin();
 
 const WEEKLY_FIELDS = new Set(['adi', 'cov', 'demand_class', 'is_intermittent']);
 

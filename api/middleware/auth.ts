@@ -1,10 +1,8 @@
 import type Koa from 'koa';
 import koaJwt from 'koa-jwt';
-import { getAccount } from '../../db/accounts';
-import type { Db } from '../../db/pool';
+import { authLookup } from '../../db/authLookup';
 import { isTokenRevoked } from '../../db/tokens';
-import { getSuperadmin, getUser } from '../../db/users';
-import { withTenant } from '../../db/pool';
+import type { Db } from '../../db/pool';
 import type { AppContext, AuthUser } from '../context';
 import { unauthorized } from '../errors';
 import type { AuthSettings } from '../auth/settings';
@@ -16,13 +14,16 @@ export const PUBLIC_PREFIXES = ['/api/auth/login', '/api/auth/microsoft', '/api/
 export const isPublicPath = (path: string): boolean =>
   PUBLIC_EXACT.includes(path) || PUBLIC_PREFIXES.some((p) => path.startsWith(p));
 
+const UUID = /^[0-9a-f-]{36}$/i;
+
 /**
- * koa-jwt verifies the signature (HS256 only), expiry and revocation; then the user is re-read from the database
- * so that a deactivated user or a changed permission takes effect at once, not when the token expires.
+ * koa-jwt verifies the signature (HS256 only) and expiry; then one statement (db/authLookup.ts) checks revocation and
+ * re-reads the account and the user, so that a revoked token, a deactivated user or a changed permission takes effect
+ * at once, not when the token expires. The same statement reads the tenant's data version for the in-memory reads.
  */
-export function authMiddleware(db: Db, settings: AuthSettings, eventStreams: () => RegExp[]): Koa.Middleware[] {
+export function authMiddleware(db: Db, databaseUrl: string, settings: AuthSettings, eventStreams: () => RegExp[]): Koa.Middleware[] {
   const verify = koaJwt({
-    secret: async () => settings.secret(),
+    secret: async () => settings.secretKey(),
     algorithms: ['HS256'],
     key: 'token',
     debug: true,
@@ -37,43 +38,62 @@ export function authMiddleware(db: Db, settings: AuthSettings, eventStreams: () 
       if (typeof q === 'string' && eventStreams().some((re) => re.test(ctx.path))) return q;
       return null;
     },
-    isRevoked: async (_ctx: Koa.Context, decoded: any) => {
-      if (typeof decoded?.jti !== 'string' || !/^[0-9a-f-]{36}$/i.test(decoded.jti)) return true;
-      return isTokenRevoked(db, decoded.jti);
-    },
+    // the revocation list itself is read with the user (loadUser), in the same round trip
+    isRevoked: async (_ctx: Koa.Context, decoded: any) => typeof decoded?.jti !== 'string' || !UUID.test(decoded.jti),
   } as any).unless({ custom: (ctx: Koa.Context) => isPublicPath(ctx.path) || ctx.method === 'OPTIONS' });
 
   const loadUser: Koa.Middleware = async (rawCtx, next) => {
     const ctx = rawCtx as unknown as AppContext;
     const token = ctx.state.token as Record<string, any> | undefined;
-    if (token) ctx.state.user = await currentUser(db, token);
+    if (token) {
+      const { user, dataVersion } = await currentUser(db, databaseUrl, token);
+      ctx.state.user = user;
+      ctx.state.dataVersion = dataVersion;
+    }
     await next();
   };
   return [verify as Koa.Middleware, loadUser];
 }
 
-async function currentUser(db: Db, t: Record<string, any>): Promise<AuthUser> {
+async function currentUser(db: Db, databaseUrl: string, t: Record<string, any>): Promise<{ user: AuthUser; dataVersion: number | undefined }> {
+  const jti = String(t.jti);
   const accountId = String(t.account_id ?? '');
-  if (!/^[0-9a-f-]{36}$/i.test(accountId)) throw unauthorized('Invalid token: no account');
-  const account = await getAccount(db, accountId);
-  if (!account) throw unauthorized('Invalid token: account no longer exists');
-  const base = { accountId, accountName: account.name, jti: String(t.jti), exp: Number(t.exp) };
+  if (!UUID.test(accountId)) {
+    if (await isTokenRevoked(db, jti)) throw unauthorized('Token revoked');
+    throw unauthorized('Invalid token: no account');
+  }
   const sub = String(t.sub ?? '');
-  if (sub.startsWith('superadmin:')) {
-    const sa = await getSuperadmin(db, Number(sub.slice('superadmin:'.length)));
+  const superadminId = sub.startsWith('superadmin:') ? Number(sub.slice('superadmin:'.length)) : undefined;
+  const userId = superadminId === undefined ? Number(sub) : undefined;
+  const found = await authLookup(db, databaseUrl, {
+    accountId, jti,
+    userId: userId !== undefined && Number.isInteger(userId) && Math.abs(userId) <= 2147483647 ? userId : undefined,
+    superadminId: superadminId !== undefined && Number.isInteger(superadminId) && Math.abs(superadminId) <= 2147483647 ? superadminId : undefined,
+  });
+  if (found.revoked) throw unauthorized('Token revoked');
+  if (found.account_name === null) throw unauthorized('Invalid token: account no longer exists');
+  const base = { accountId, accountName: found.account_name, jti, exp: Number(t.exp) };
+  const dataVersion = found.data_version ?? undefined;
+  if (superadminId !== undefined) {
+    const sa = found.superadmin;
     if (!sa) throw unauthorized('Invalid token: user deactivated');
     return {
-      ...base, id: sub, email: sa.email, name: sa.name, role: 'superadmin', authProvider: 'local', isSuperadmin: true,
-      canRunProcess: true, canCreateOverride: true, allowedSegments: [], allowedSegmentsEdit: [],
+      dataVersion,
+      user: {
+        ...base, id: sub, email: sa.email, name: sa.name, role: 'superadmin', authProvider: 'local', isSuperadmin: true,
+        canRunProcess: true, canCreateOverride: true, allowedSegments: [], allowedSegmentsEdit: [],
+      },
     };
   }
-  const userId = Number(sub);
   if (!Number.isInteger(userId)) throw unauthorized('Invalid token: bad subject');
-  const u = await withTenant(db, accountId, (tx) => getUser(tx, userId));
+  const u = found.user;
   if (!u || !u.is_active) throw unauthorized('Invalid token: user deactivated');
   return {
-    ...base, id: String(u.id), email: u.email, name: u.name, role: u.role, authProvider: u.auth_provider, isSuperadmin: false,
-    canRunProcess: u.can_run_process, canCreateOverride: u.can_create_override,
-    allowedSegments: u.allowed_segments, allowedSegmentsEdit: u.allowed_segments_edit,
+    dataVersion,
+    user: {
+      ...base, id: String(u.id), email: u.email, name: u.name, role: u.role, authProvider: u.auth_provider, isSuperadmin: false,
+      canRunProcess: u.can_run_process, canCreateOverride: u.can_create_override,
+      allowedSegments: u.allowed_segments, allowedSegmentsEdit: u.allowed_segments_edit,
+    },
   };
 }

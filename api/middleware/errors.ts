@@ -1,6 +1,11 @@
 import type Koa from 'koa';
+import { isDatabaseUnavailable } from '../../db/pool';
 import { logger } from '../../lib/logger';
 import { HttpError } from '../errors';
+
+/** Seconds a client is told to wait when PostgreSQL cannot be reached: about what a restart of it takes. */
+export const DATABASE_RETRY_AFTER_S = 5;
+export const DATABASE_UNAVAILABLE = 'Database unavailable; retry after the Retry-After seconds';
 
 /** Every failure leaves as `{detail}`; unexpected errors are logged with their stack and answered without it. */
 export function errorMiddleware(): Koa.Middleware {
@@ -16,7 +21,7 @@ export function errorMiddleware(): Koa.Middleware {
       }
     } catch (err: any) {
       const answer = errorAnswer(err);
-      if (answer.log) logger[answer.log]({ err, method: ctx.method, path: ctx.path }, answer.log === 'error' ? 'unhandled error' : 'client error without a public message');
+      if (answer.log) logger[answer.log]({ err, method: ctx.method, path: ctx.path }, answer.log === 'error' ? 'unhandled error' : answer.status === 503 ? 'database unavailable' : 'client error without a public message');
       ctx.status = answer.status;
       ctx.set(answer.headers);
       ctx.body = { detail: answer.detail };
@@ -35,6 +40,8 @@ export interface ErrorAnswer {
 /** The status and `{detail}` a thrown error is answered with; the audit middleware records the same. */
 export function errorAnswer(err: any): ErrorAnswer {
   if (err instanceof HttpError) return { status: err.status, detail: err.detail, headers: err.headers };
+  // Before the status checks: koa-jwt wraps a failed revocation lookup in a 401, which would log the user out.
+  if (isDatabaseUnavailable(err)) return { status: 503, detail: DATABASE_UNAVAILABLE, headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_S) }, log: 'warn' };
   // koa-jwt and the body parser throw http-errors with a status; koa-jwt's are always 401.
   const status = typeof err?.status === 'number' ? err.status : typeof err?.statusCode === 'number' ? err.statusCode : 500;
   if (status === 401) return { status, detail: describeAuthError(err), headers: { 'WWW-Authenticate': 'Bearer' } };

@@ -125,7 +125,8 @@ export function defineRoute<P = any, Q = any, B = any>(table: RouteTable, spec: 
     ...(permission === 'public' ? [] : [401]),
     ...(spec.body || spec.query || spec.params || spec.pipelineScoped ? [400] : []),
     ...(spec.body ? [413, 415] : []),
-    ...(permission !== 'public' && spec.needsCache !== false ? [503] : []),
+    // the cache-loading 503, and on every route the one of a database that cannot be reached (api/middleware/errors.ts)
+    503,
   );
   table.routes.push({ ...spec, query: querySchema, permission, responses: { ...common, ...spec.responses } } as RouteSpec);
 

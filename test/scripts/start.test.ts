@@ -65,3 +65,55 @@ describe('the stack launcher', () => {
     expect(await stack.stop('SIGTERM')).toBe(0);
   }, 300_000);
 });
+
+// (kept with the cases below that use them, so this part of the file is one block)
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** A piece of the stack dying on its own must not leave a half-working stack behind, nor a silent one. */
+describe('the stack launcher when one of its processes dies', () => {
+  let stack: LocalStack;
+
+  beforeAll(async () => {
+    // no demo data: the first start stays short, and what is under test is the log and the processes
+    stack = await LocalStack.create({ DEMO_SERIES: '0' });
+    await stack.launch([process.execPath, ...RUN]);
+  }, 300_000);
+
+  afterAll(() => stack.dispose(), 60_000);
+
+  test('its log counts the migrations it applied and ends with the banner, not the bundler', () => {
+    const tenantFiles = fs.readdirSync(path.join(ROOT, 'db/migrations/tenant')).filter((f) => /^\d+_.+\.sql$/.test(f)).length;
+    const masterFiles = fs.readdirSync(path.join(ROOT, 'db/migrations/master')).filter((f) => /^\d+_.+\.sql$/.test(f)).length;
+    // a fresh data directory: every master migration, and every tenant one for the demo tenant created on the way
+    expect(stack.output).toContain(`migrations: ${masterFiles} master, ${tenantFiles} tenant applied (${tenantFiles} to the new demo tenant)`);
+    expect(stack.output).not.toMatch(/webpack|workflow-bundle/i);
+  });
+
+  /** Kills the launcher's child whose command line contains `marker` and resolves with the launcher's exit code. */
+  async function killChild(marker: string): Promise<number | null> {
+    const ps = spawnSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).stdout;
+    const line = ps.split('\n').map((l) => l.trim().split(/\s+/)).find(([, ppid, ...args]) => Number(ppid) === stack.child.pid && args.join(' ').includes(marker));
+    expect(line).toBeDefined();
+    const exited = new Promise<number | null>((r) => stack.child.once('exit', (code) => r(code)));
+    process.kill(Number(line![0]), 'SIGKILL');
+    return exited;
+  }
+
+  const allStopped = async () => {
+    for (const port of [stack.ports.api, stack.ports.pg, stack.ports.temporal, stack.ports.ui]) expect([port, await isPortOpen(port)]).toEqual([port, false]);
+  };
+
+  test('the worker killed with SIGKILL: the launcher names it, says how it ended, stops the rest and exits 1', async () => {
+    expect(await killChild('temporal/worker.ts')).toBe(1);
+    expect(stack.output).toMatch(/==> worker killed by SIGKILL; stopping the rest of the stack\. Last lines of \S+worker\.log:\n {4}\S/);
+    await allStopped();
+  }, 60_000);
+
+  test('the Temporal dev server killed with SIGKILL: the same, with the last lines of its log', async () => {
+    await stack.launch([process.execPath, ...RUN]);
+    expect(await killChild('start-dev')).toBe(1);
+    expect(stack.output).toMatch(/==> Temporal dev server exited with SIGKILL; stopping the rest of the stack\. Last lines of \S+temporal\.log:\n/);
+    await allStopped();
+  }, 300_000);
+});

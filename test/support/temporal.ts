@@ -29,15 +29,16 @@ export interface TestWorker {
  * A real worker on a task queue of its own, against the dev server globalSetup started (TEMPORAL_ADDRESS) and the
  * test PostgreSQL; its client starts and watches workflows the way the API does.
  */
-export async function startTestWorker(): Promise<TestWorker> {
+export async function startTestWorker(own: { address?: string; databaseUrl?: string } = {}): Promise<TestWorker> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
-  const address = process.env.TEMPORAL_ADDRESS!;
+  // a fault test brings its own server or database, so that stopping it does not stop every other test file
+  const address = own.address ?? process.env.TEMPORAL_ADDRESS!;
   const namespace = process.env.TEMPORAL_NAMESPACE ?? 'default';
   const taskQueue = `test-${randomUUID()}`;
-  const opts = { databaseUrl: process.env.DATABASE_URL!, address, namespace, taskQueue, workflowBundle: await workflowBundle() };
+  const opts = { databaseUrl: own.databaseUrl ?? process.env.DATABASE_URL!, address, namespace, taskQueue, workflowBundle: await workflowBundle() };
   const { connection, client } = await connectTemporal(address, namespace);
   const tw: TestWorker = {
     client, connection, taskQueue,

@@ -55,8 +55,8 @@ const uniq = () => crypto.randomBytes(4).toString('hex');
  * A real app on real PostgreSQL, called through HTTP. Every response is checked against the schema its route
  * publishes in /openapi.json, and a status the route does not document fails the test.
  */
-export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: { microsoftProfileUrl?: string; googleJwksUrl?: string; googleClientId?: string } } = {}): Promise<TestApp> {
-  const env = { ...readEnv(), loginRateLimit: opts.loginRateLimit ?? 1000 };
+export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: { microsoftProfileUrl?: string; googleJwksUrl?: string; googleClientId?: string }; /** a database of the test's own instead of the run's */ databaseUrl?: string } = {}): Promise<TestApp> {
+  const env = { ...readEnv(), loginRateLimit: opts.loginRateLimit ?? 1000, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}) };
   const db = await openPool(env.databaseUrl!, 5);
   const auth = new AuthSettings(db, 0);
   await auth.ensureDefaults();

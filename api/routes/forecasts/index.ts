@@ -6,13 +6,15 @@ import { backtestMetricsOf } from '../../../db/forecastResults';
 import { withTenant, type Tx } from '../../../db/pool';
 import { getScenario } from '../../../db/scenarios';
 import { seriesScope } from '../../../db/segments';
-import { forecastResults, getBestMethod } from '../../../db/seriesDetail';
+import { forecastResults, getBestMethod, pipelineForecastsOf, seriesForecastsOf, type ForecastRow } from '../../../db/seriesDetail';
+import { MAX_SERIES_ENTRIES } from '../../readCache';
 import { uniqueId } from '../../../db/seriesResults';
 import type { AuthUser } from '../../context';
 import { badRequest, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { errors } from '../schemas';
-import { parseUniqueId, visibleSeries } from '../segments/access';
+import { parseUniqueId, visibleSeries, visibleSeriesInMemory } from '../segments/access';
+import { defaultPipelineOf, jsonText, membershipOf, readsOf, seriesIdsOf } from '../series/memory';
 import { backtestWindows, finite, forecastPoints } from '../../../domain/series/detail';
 import { checkCompatibility, CompatibilityInputError } from '../../../domain/forecast/compatibility';
 import * as s from './schemas';
@@ -23,6 +25,18 @@ async function openSeries(tx: Tx, user: AuthUser, uid: string, q: { pipeline_id?
   const key = await visibleSeries(tx, user, uid);
   const scope = await resolveScope(tx, q);
   return { key, k: { item_id: key.itemId, site_id: key.siteId }, scope };
+}
+
+function forecastsView(uid: string, scope: { pipelineId: number; scenarioId: number | null }, rows: ForecastRow[], bestMethod: string | null) {
+  return {
+    unique_id: uid,
+    pipeline_id: scope.pipelineId,
+    scenario_id: scope.scenarioId,
+    forecasts: Object.fromEntries(rows.map((r) => [r.method, forecastPoints(r.start_week, r)])),
+    levels: Object.fromEntries(rows.map((r) => [r.method, r.level])),
+    best_method: bestMethod,
+    updated_at: rows.length ? rows.map((r) => r.updated_at).sort().at(-1)! : null,
+  };
 }
 
 /** Forecasts, metrics and backtest origins of one series, sparklines, best-method counts and method compatibility. */
@@ -37,21 +51,37 @@ export function registerForecastRoutes(table: RouteTable): void {
       'An unknown series is a 404, one outside the caller\'s segments a 403; a series not forecast yet answers `forecasts: {}`.',
     params: s.uidParams, query: s.forecastQuery,
     responses: { 200: { description: 'forecasts', schema: s.forecastsResponse }, ...errors(400, 403, 404) },
-    handler: async (ctx, { params, query, user }) =>
-      withTenant(ctx.deps.db, user.accountId, async (tx) => {
+    handler: async (ctx, { params, query, user }) => {
+      const reads = readsOf(ctx, user);
+      // The default pipeline's forecasts come from memory: the series index and the pipeline once per data version,
+      // the series' answer once per version too (one statement, no transaction, when it is not held yet).
+      if (reads && query.pipeline_id === undefined && query.scenario_id === undefined) {
+        const [ids, members, p] = await Promise.all([
+          seriesIdsOf(ctx, reads, user.accountId), membershipOf(ctx, reads, user), defaultPipelineOf(ctx, reads, user.accountId),
+        ]);
+        const key = visibleSeriesInMemory(user, params.unique_id, ids, members);
+        // A pipeline whose series all fit in memory is loaded whole, in the background, once per version: planners
+        // walk through many series, and one set-based read costs far less than a statement per series.
+        if (ids.size <= MAX_SERIES_ENTRIES) {
+          void reads.once(`forecastsLoaded:${p}`, async () => {
+            for (const [uid, entry] of await pipelineForecastsOf(ctx.deps.env.databaseUrl!, user.accountId, p)) {
+              void reads.seriesEntry(`forecasts:${p}:${uid}`, async () => entry);
+            }
+          });
+        }
+        // The rows, not the answer's text, are what memory holds: a tenth of the size, so the bound covers 10× the series.
+        const { rows, best_method } = await reads.seriesEntry(`forecasts:${p}:${params.unique_id}`, () =>
+          seriesForecastsOf(ctx.deps.env.databaseUrl!, user.accountId, p, { item_id: key.itemId, site_id: key.siteId }));
+        const text = JSON.stringify(forecastsView(params.unique_id, { pipelineId: p, scenarioId: null }, rows, best_method));
+        return jsonText(ctx, text);
+      }
+      return withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const { k, scope } = await openSeries(tx, user, params.unique_id, query);
         const rows = await forecastResults(tx, k, scope.pipelineId, null, scope.scenarioId);
         const best = await getBestMethod(tx, k, scope.pipelineId);
-        return {
-          unique_id: params.unique_id,
-          pipeline_id: scope.pipelineId,
-          scenario_id: scope.scenarioId,
-          forecasts: Object.fromEntries(rows.map((r) => [r.method, forecastPoints(r.start_week, r)])),
-          levels: Object.fromEntries(rows.map((r) => [r.method, r.level])),
-          best_method: best?.best_method ?? null,
-          updated_at: rows.length ? rows.map((r) => r.updated_at).sort().at(-1)! : null,
-        };
-      }),
+        return forecastsView(params.unique_id, scope, rows, best?.best_method ?? null);
+      });
+    },
   });
 
   defineRoute(table, {

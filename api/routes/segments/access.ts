@@ -1,4 +1,4 @@
-import { canEditSegment, canSeeSeries, canEditSeries, canViewSegment, editableSegmentIds, getSegment, seriesExists, type SegmentRow } from '../../../db/segments';
+import { canEditSegment, canSeeSeries, canEditSeries, canViewSegment, editableSegmentIds, getSegment, seriesExists, visibleSegmentIds, type SegmentRow } from '../../../db/segments';
 import type { Tx } from '../../../db/pool';
 import type { AuthUser } from '../../context';
 import { forbidden, notFound } from '../../errors';
@@ -41,4 +41,27 @@ export async function visibleSeries(tx: Tx, user: AuthUser, uid: string, opts: {
   if (!(await canSeeSeries(tx, user, itemId, siteId))) throw forbidden(`Access to series ${uid} denied: it is in none of ${restriction(user)}`);
   if (opts.edit && !(await canEditSeries(tx, user, itemId, siteId))) throw forbidden(`You may view series ${uid} but not change it (it is in none of the segments you may edit)`);
   return { itemId, siteId };
+}
+
+/**
+ * visibleSeries over the API's in-memory series index and segment membership (api/readCache.ts): the same 404 and
+ * 403, without a query.
+ */
+export function visibleSeriesInMemory(user: AuthUser, uid: string, ids: ReadonlySet<string>, members: Membership): { itemId: number; siteId: number } {
+  const { itemId, siteId } = parseUniqueId(uid);
+  if (!ids.has(uid)) throw notFound(`Series ${uid} not found (item ${itemId}, site ${siteId})`);
+  if (!inScope(user, uid, members)) throw forbidden(`Access to series ${uid} denied: it is in none of ${restriction(user)}`);
+  return { itemId, siteId };
+}
+
+/** Segment id → member series; null when the user is not restricted to segments (needsMembership false). */
+export type Membership = ReadonlyMap<number, ReadonlySet<string>> | null;
+
+export const needsMembership = (user: AuthUser): boolean => visibleSegmentIds(user) !== null;
+
+/** Whether the user may see the series (seriesScope, in memory). */
+export function inScope(user: AuthUser, uid: string, members: Membership): boolean {
+  const segments = visibleSegmentIds(user);
+  if (segments === null) return true;
+  return segments.some((id) => members?.get(id)?.has(uid) ?? false);
 }

@@ -1,7 +1,7 @@
 import { getPipeline } from '../../../db/pipelines';
 import { withTenant, type Tx } from '../../../db/pool';
 import { getScenario } from '../../../db/scenarios';
-import { seriesScope } from '../../../db/segments';
+import { seriesScope, visibleSegmentIds } from '../../../db/segments';
 import { defaultResultsPipeline, latestPipelineOfScenario } from '../../../db/forecastReads';
 import { demandClassCounts, listSeries, type SeriesFilter } from '../../../db/series';
 import type { AuthUser } from '../../context';
@@ -10,6 +10,8 @@ import { defineRoute, type RouteTable } from '../define';
 import { errors } from '../schemas';
 import { viewableSegment } from '../segments/access';
 import * as s from './schemas';
+import { defaultPipelineOf, jsonArray, jsonText, membershipOf, readsOf, seriesListIfLoaded, seriesView } from './memory';
+import { inScope } from '../segments/access';
 
 /**
  * Resolves the pipeline and segment filters (404 unknown, 403 segment not visible) into a series filter, and whose
@@ -47,11 +49,29 @@ export function registerSeriesRoutes(table: RouteTable): void {
     query: s.seriesListQuery,
     responses: { 200: { description: 'series', schema: { type: 'array', items: s.seriesSchema } }, ...errors(400, 403, 404) },
     handler: async (ctx, { query, user }) => {
+      const reads = readsOf(ctx, user);
+      // The catalogue as most callers read it (default pipeline, no filter) comes from memory; a pipeline, scenario or
+      // segment filter needs its 404/403 checks and is read from the database.
+      if (reads && query.pipeline_id === undefined && query.scenario_id === undefined && query.segment_id === undefined) {
+        const p = await defaultPipelineOf(ctx, reads, user.accountId);
+        const all = seriesListIfLoaded(ctx, reads, user.accountId, p);
+        if (all) {
+          const scope = visibleSegmentIds(user);
+          // the same page for everyone who sees the same segments: its bytes are built once per version
+          const { total, body } = await reads.page(`series:${p}:${scope?.join(',') ?? 'all'}:${query.skip}:${query.limit}`, async () => {
+            const members = await membershipOf(ctx, reads, user);
+            const visible = members === null ? all : all.filter((r) => inScope(user, r.uid, members));
+            return { total: visible.length, body: jsonArray(visible.slice(query.skip, query.skip + query.limit)) };
+          });
+          ctx.set('X-Total-Count', String(total));
+          return jsonText(ctx, body);
+        }
+      }
       const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
         return listSeries(tx, await seriesFilter(tx, user, query), query);
       });
       ctx.set('X-Total-Count', String(total));
-      return rows.map((r) => ({ ...r, recommended_methods: r.recommended_methods ? [...r.recommended_methods] : null }));
+      return rows.map(seriesView);
     },
   });
 
