@@ -27,6 +27,10 @@ export function storableText(s: string): string {
 export function redact(value: unknown, secrets: 'redact' | 'keep' = 'redact', depth = 0): unknown {
   if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') value = (value as { toJSON: () => unknown }).toJSON();
   if (typeof value === 'string') return storableText(value);
+  // slonik's JSON encoding is strict: a NaN or Infinity a route noted (e.g. an unbounded result) would cost the row
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'function' || typeof value === 'symbol' || value === undefined) return null;
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_AUDIT_DEPTH) return '[nested too deeply]';
   if (Array.isArray(value)) return value.map((v) => redact(v, secrets, depth + 1));

@@ -1,5 +1,6 @@
 import { sql, withTenant } from '../../db/pool';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
+import { redact } from '../../api/middleware/audit';
 
 let t: TestApp;
 let a: TestTenant;
@@ -104,4 +105,10 @@ test('sort and pagination', async () => {
     expect([q, res.status]).toEqual([q, 400]);
     expect(res.body.detail).toMatch(/^query/);
   }
+});
+
+test('values a route notes are made storable: non-finite numbers, bigints, functions and undefined become JSON', () => {
+  const noted = { a: Number.NaN, b: Number.POSITIVE_INFINITY, c: 12n, d: [undefined, 1.5], e: () => 1, f: { g: Number.NEGATIVE_INFINITY, password: 'x' } };
+  expect(redact(noted)).toEqual({ a: null, b: null, c: '12', d: [null, 1.5], e: null, f: { g: null, password: '***' } });
+  expect(JSON.parse(JSON.stringify(redact(noted)))).toEqual(redact(noted));
 });
