@@ -4,7 +4,6 @@
  */
 import type { MeioGroupResult, MeioSkuResult } from '../domain/inventory/meio';
 import { sql, type Tx } from './pool';
-import type { RouteRow } from './routes';
 
 export interface NetworkSiteRow {
   item_id: number;
@@ -64,14 +63,6 @@ export async function networkSites(tx: Tx, pipelineId: number, itemIds: readonly
     LEFT JOIN item_site x ON x.item_id = ss.item_id AND x.site_id = ss.site_id
     LEFT JOIN series_distributions d ON d.pipeline_id = ${pipelineId} AND d.item_id = ss.item_id AND d.site_id = ss.site_id
     ORDER BY ss.item_id, ss.site_id`))] as NetworkSiteRow[];
-}
-
-/** The routes of the items: their own and those for every item (item_id null), once. */
-export async function networkRoutes(tx: Tx, itemIds: readonly number[]): Promise<RouteRow[]> {
-  if (!itemIds.length) return [];
-  return [...(await tx.any(sql.unsafe`
-    SELECT id, item_id, from_site_id, to_site_id, route_type, lead_time::float8 AS lead_time, priority FROM routes
-    WHERE item_id = ANY(${items(itemIds)}::int4[]) OR item_id IS NULL ORDER BY id`))] as RouteRow[];
 }
 
 const OVERRIDE_COLUMNS = sql.fragment`id, pipeline_id, scenario_id, item_id, site_id, sl_override::float8 AS sl_override,

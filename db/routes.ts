@@ -23,12 +23,6 @@ export interface RouteRow {
 
 const ROUTE_COLUMNS = sql.fragment`id, item_id, from_site_id, to_site_id, route_type, lead_time, priority`;
 
-/** The routes one item moves along: its own and those for every item (item_id NULL). */
-export async function routesOfItem(tx: Tx, itemId: number): Promise<RouteRow[]> {
-  return [...(await tx.any(sql.unsafe`
-    SELECT ${ROUTE_COLUMNS} FROM routes WHERE item_id = ${itemId} OR item_id IS NULL ORDER BY id`))] as RouteRow[];
-}
-
 /** Every route of the tenant (a route for every item is in every item's network). */
 export async function allRoutes(tx: Tx): Promise<RouteRow[]> {
   return [...(await tx.any(sql.unsafe`SELECT ${ROUTE_COLUMNS} FROM routes ORDER BY id`))] as RouteRow[];
@@ -54,4 +48,12 @@ export async function siteNames(tx: Tx, ids: readonly number[]): Promise<Map<num
   if (!ids.length) return new Map();
   const rows = (await tx.any(sql.unsafe`SELECT id, xuid, name FROM sites WHERE id = ANY(${sql.array(ids, 'int4')})`)) as ReadonlyArray<{ id: number; xuid: string; name: string }>;
   return new Map(rows.map((r) => [r.id, { xuid: r.xuid, name: r.name }]));
+}
+
+/** The routes of the items: their own and those for every item (item_id null), once. */
+export async function routesOfItems(tx: Tx, itemIds: readonly number[]): Promise<RouteRow[]> {
+  if (!itemIds.length) return [];
+  return [...(await tx.any(sql.unsafe`
+    SELECT id, item_id, from_site_id, to_site_id, route_type, lead_time::float8 AS lead_time, priority FROM routes
+    WHERE item_id = ANY(${sql.array(itemIds, 'int4')}::int4[]) OR item_id IS NULL ORDER BY id`))] as RouteRow[];
 }

@@ -1,7 +1,8 @@
 import { loadMeioSettings } from '../../db/meioConfig';
 import {
-  dropMeioResultsOutside, groupCurves, meioScenarioForRun, meioSummary, networkRoutes, networkSites, overridesOf, replaceMeioResults, weeklyValuesOfItems,
+  dropMeioResultsOutside, groupCurves, meioScenarioForRun, meioSummary, networkSites, overridesOf, replaceMeioResults, weeklyValuesOfItems,
 } from '../../db/meioResults';
+import { routesOfItems } from '../../db/routes';
 import type { Tx } from '../../db/pool';
 import { weeklyDemandOf } from '../../domain/inventory/fittedDemand';
 import { NetworkCycleError, planItemNetwork, type MeioGroupResult, type MeioRoute, type MeioSite, type MeioSkuResult } from '../../domain/inventory/meio';
@@ -36,7 +37,7 @@ async function planItems(
   caps: Map<number, number> = new Map(), onItem: (i: number) => void = () => {},
 ): Promise<Planned> {
   const [sites, routes, overrides] = await Promise.all([
-    networkSites(tx, pipelineId, itemIds), networkRoutes(tx, itemIds), overridesOf(tx, pipelineId, scenarioId, itemIds),
+    networkSites(tx, pipelineId, itemIds), routesOfItems(tx, itemIds), overridesOf(tx, pipelineId, scenarioId, itemIds),
   ]);
   const sitesOf = new Map<number, typeof sites>();
   for (const s of sites) sitesOf.set(s.item_id, [...(sitesOf.get(s.item_id) ?? []), s]);

@@ -12,7 +12,7 @@ export function errorMiddleware(): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 501 && ctx.body === undefined) methodNotImplemented(ctx);
+      if (ctx.status === 501 && ctx.body === undefined) answerUnknownMethod(ctx);
       if (ctx.status === 404 && ctx.body === undefined) {
         ctx.status = 404;
         ctx.body = { detail: `Not found: ${ctx.method} ${ctx.path}` };
@@ -64,7 +64,7 @@ export function errorAnswer(err: any): ErrorAnswer {
  * and unknown paths alike. For a client that is the same mistake as PATCH on a GET-only path: 405 with the path's
  * methods in `Allow`, and 404 where the path does not exist. No handler sets 501 itself.
  */
-function methodNotImplemented(ctx: Koa.Context): void {
+function answerUnknownMethod(ctx: Koa.Context): void {
   const allow = String(ctx.response.get('Allow') ?? '');
   if (allow) {
     ctx.status = 405;

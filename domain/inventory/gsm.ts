@@ -310,18 +310,7 @@ function treeDp(P: Prepared, treeArcs: readonly [number, number][]): { S: number
         value[S] = best + B[S];
         other[S] = arg;
       }
-      const env = new Float64Array(W), envArg = new Int32Array(W);
-      let best = Infinity, arg = -1;
-      for (let x = 0; x < W; x++) {
-        if (value[x] < best) {
-          best = value[x];
-          arg = x;
-        }
-        env[x] = best;
-        envArg[x] = arg;
-      }
-      envelope[k] = env;
-      envelopeArg[k] = envArg;
+      [envelope[k], envelopeArg[k]] = runningMin(value, 'up');
     } else {
       for (let SI = 0; SI <= Mk - T; SI++) {
         const SIe = Math.max(SI, sIn);
@@ -337,16 +326,7 @@ function treeDp(P: Prepared, treeArcs: readonly [number, number][]): { S: number
         value[SI] = best + A[SIe];
         other[SI] = arg;
       }
-      const env = new Float64Array(W), envArg = new Int32Array(W);
-      let best = Infinity, arg = -1;
-      for (let x = W - 1; x >= 0; x--) {
-        if (value[x] < best) {
-          best = value[x];
-          arg = x;
-        }
-        env[x] = best;
-        envArg[x] = arg;
-      }
+      const [env, envArg] = runningMin(value, 'down');
       envelope[k] = env;
       envelopeArg[k] = envArg;
       if (parent[k] < 0) {
@@ -470,4 +450,24 @@ function sum(xs: readonly number[]): number {
   let s = 0;
   for (const x of xs) s += x;
   return s;
+}
+
+/**
+ * The envelope a parent reads a child's cost from: the minimum over every service time at or below x ('up': the
+ * child quotes its customer at most x) or at or above x ('down': the child may wait at least x), with where it is.
+ */
+function runningMin(value: Float64Array, direction: 'up' | 'down'): [Float64Array, Int32Array] {
+  const W = value.length;
+  const env = new Float64Array(W), envArg = new Int32Array(W);
+  let best = Infinity, arg = -1;
+  for (let i = 0; i < W; i++) {
+    const x = direction === 'up' ? i : W - 1 - i;
+    if (value[x] < best) {
+      best = value[x];
+      arg = x;
+    }
+    env[x] = best;
+    envArg[x] = arg;
+  }
+  return [env, envArg];
 }

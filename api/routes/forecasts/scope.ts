@@ -29,6 +29,18 @@ export async function resolveScope(tx: Tx, q: { pipeline_id?: number; scenario_i
   return { pipelineId: fallback, scenarioId: null, segmentIds: fallback ? [...(await getPipeline(tx, fallback))!.segment_ids] : [] };
 }
 
+/**
+ * The pipeline a read names, else the default results pipeline (docs/API.md, "Which pipeline a read uses"), with its
+ * segments; 404 for a pipeline that does not exist. Pipeline 0 (runs outside any pipeline) always exists.
+ */
+export async function resultsPipelineOr404(tx: Tx, id: number | undefined): Promise<{ id: number; segmentIds: number[] }> {
+  const p = id ?? (await defaultResultsPipeline(tx));
+  if (p === 0) return { id: 0, segmentIds: [] };
+  const row = await getPipeline(tx, p);
+  if (!row) throw notFound(`pipeline_id: pipeline ${p} not found`);
+  return { id: p, segmentIds: [...row.segment_ids] };
+}
+
 /** The series a list read covers: the caller's segments, the pipeline's segments (when it has any), `segment_id`. */
 export async function listFilter(tx: Tx, user: AuthUser, scope: { segmentIds: number[] }, segmentId?: number): Promise<SeriesFilter> {
   const f: SeriesFilter = { scope: seriesScope(user), segmentSets: [] };

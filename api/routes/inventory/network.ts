@@ -1,10 +1,10 @@
-import { defaultResultsPipeline } from '../../../db/forecastReads';
+import { resultsPipelineOr404 } from '../forecasts/scope';
 import { getMeioScenario } from '../../../db/meioConfig';
 import { latestMeioRun, networkNodes } from '../../../db/meioReads';
 import { networkSites, upsertIoOverride } from '../../../db/meioResults';
 import { getPipeline } from '../../../db/pipelines';
 import { withTenant, type Tx } from '../../../db/pool';
-import { missingIds, routesOfItem } from '../../../db/routes';
+import { missingIds, routesOfItems, type RouteRow } from '../../../db/routes';
 import { weeklyHistory } from '../../../db/seriesDetail';
 import { distributionsFor } from '../../../db/seriesResults';
 import { weeklyDemandOf } from '../../../domain/inventory/fittedDemand';
@@ -15,17 +15,12 @@ import type { AuthUser } from '../../context';
 import { badRequest, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { errors, nullable, obj, out } from '../schemas';
-import { id32 } from '../scenarios/schemas';
 import { uniqueIdSchema, visibleSeries } from '../segments/access';
 import * as s from './schemas';
 
 const seriesParams = obj({ unique_id: uniqueIdSchema }, ['unique_id']);
 
-async function pipelineOf(tx: Tx, id: number | undefined): Promise<number> {
-  const p = id ?? (await defaultResultsPipeline(tx));
-  if (p && !(await getPipeline(tx, p))) throw notFound(`pipeline_id: pipeline ${p} not found`);
-  return p;
-}
+const pipelineOf = async (tx: Tx, id: number | undefined): Promise<number> => (await resultsPipelineOr404(tx, id)).id;
 
 async function openSeries(tx: Tx, user: AuthUser, uid: string) {
   const { itemId, siteId } = await visibleSeries(tx, user, uid);
@@ -33,7 +28,7 @@ async function openSeries(tx: Tx, user: AuthUser, uid: string) {
 }
 
 /** The lead time a series' site is replenished in: its preferred inbound supply route, else the item-site master. */
-function leadTimeOf(routes: Awaited<ReturnType<typeof routesOfItem>>, siteId: number, master: number | null): number | null {
+function leadTimeOf(routes: readonly RouteRow[], siteId: number, master: number | null): number | null {
   const inbound = routes.filter((r) => r.to_site_id === siteId && SUPPLY_ROUTE_TYPES.includes(r.route_type))
     .sort((a, b) => a.priority - b.priority || Number(a.lead_time) - Number(b.lead_time) || a.from_site_id - b.from_site_id);
   return inbound.length ? Number(inbound[0].lead_time) : master;
@@ -71,7 +66,7 @@ export function registerInventoryNetworkRoutes(table: RouteTable): void {
       const pipeline = await pipelineOf(tx, query.pipeline_id);
       if (query.scenario_id && !(await getMeioScenario(tx, query.scenario_id))) throw notFound(`scenario_id: MEIO scenario ${query.scenario_id} not found`);
       const scenario = query.scenario_id ?? (await latestMeioRun(tx, pipeline))?.scenario_id ?? null;
-      const routes = await routesOfItem(tx, itemId);
+      const routes = await routesOfItems(tx, [itemId]);
       const siteIds = [...new Set([siteId, ...(await networkSites(tx, pipeline, [itemId])).map((r) => r.site_id)])].sort((a, b) => a - b);
       const nodes = await networkNodes(tx, itemId, siteIds, pipeline, scenario);
       const supply = routes.filter((r) => SUPPLY_ROUTE_TYPES.includes(r.route_type));
@@ -127,7 +122,7 @@ export function registerInventoryNetworkRoutes(table: RouteTable): void {
       const fit = (await distributionsFor(tx, pipeline, [{ item_id: itemId, site_id: siteId }])).get(params.unique_id);
       if (!fit) throw notFound(`Series ${params.unique_id} has no fitted distribution for pipeline ${pipeline} yet (run the distribution step)`);
       const site = (await networkSites(tx, pipeline, [itemId])).find((r) => r.site_id === siteId);
-      const routeLead = leadTimeOf(await routesOfItem(tx, itemId), siteId, null);
+      const routeLead = leadTimeOf(await routesOfItems(tx, [itemId]), siteId, null);
       const lead = query.lead_time_weeks ?? routeLead ?? site?.lead_time_weeks ?? null;
       if (lead === null) throw badRequest('query.lead_time_weeks: the series\' site has no supply route and no item-site lead time; give lead_time_weeks');
       const history = fit.distribution_type === 'empirical' ? await weeklyValues(tx, itemId, siteId) : [];

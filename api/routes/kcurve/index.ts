@@ -1,4 +1,4 @@
-import { defaultResultsPipeline } from '../../../db/forecastReads';
+import { resultsPipelineOr404 } from '../forecasts/scope';
 import {
   bestForecasts, defaultKcurveScenario, eoqResults, eoqResultScenarios, getKcurveScenario, KCURVE_SCENARIO_RECORD, kcurveItems, lockKcurveScenario,
   setScenarioK, upsertEoqResults, type KcurveItemRow, type KcurveScenarioRow,
@@ -46,13 +46,7 @@ interface Portfolio {
 
 const uid = (r: { item_id: number; site_id: number }) => `${r.item_id}_${r.site_id}`;
 
-async function pipelineOr404(tx: Tx, id: number | undefined): Promise<{ id: number; segmentIds: number[] }> {
-  const p = id ?? (await defaultResultsPipeline(tx));
-  if (p === 0) return { id: 0, segmentIds: [] };
-  const row = await getPipeline(tx, p);
-  if (!row) throw notFound(`pipeline_id: pipeline ${p} not found`);
-  return { id: p, segmentIds: [...row.segment_ids] };
-}
+const pipelineOr404 = resultsPipelineOr404;
 
 /** The scenario asked for (404 when it is not one of the pipeline's), else the pipeline's default, else none. */
 async function scenarioOf(tx: Tx, pipelineId: number, scenarioId: number | undefined, field: string, lock = false): Promise<KcurveScenarioRow | null> {

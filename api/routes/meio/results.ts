@@ -1,7 +1,6 @@
-import { defaultResultsPipeline } from '../../../db/forecastReads';
+import { resultsPipelineOr404 } from '../forecasts/scope';
 import { getMeioScenario } from '../../../db/meioConfig';
 import { diagnosticCounts, fillRateHeatmap, latestMeioRun, meioGroupResults, meioResults, skuFacts } from '../../../db/meioReads';
-import { getPipeline } from '../../../db/pipelines';
 import { withTenant, type Tx } from '../../../db/pool';
 import { notFound } from '../../errors';
 import { newJobId } from '../../jobs/service';
@@ -51,11 +50,7 @@ async function scenarioOr404(tx: Tx, id: number) {
   return s;
 }
 
-async function pipelineOr404(tx: Tx, id: number | undefined): Promise<number> {
-  const p = id ?? (await defaultResultsPipeline(tx));
-  if (p && !(await getPipeline(tx, p))) throw notFound(`pipeline_id: pipeline ${p} not found`);
-  return p;
-}
+const pipelineOr404 = async (tx: Tx, id: number | undefined): Promise<number> => (await resultsPipelineOr404(tx, id)).id;
 
 /** MEIO runs and results (spec §4.9): run, results (SKU and group), fill-rate heatmap, diagnostic. */
 export function registerMeioResultRoutes(table: RouteTable): void {

@@ -1,7 +1,5 @@
 import { allocateGreedy } from '../../../domain/allocation/greedy';
 import {
-  type AllocationSupply,
-  type DemandLine,
   arcValue,
   checkAllocation,
   DEFAULT_ALLOCATION_PARAMS,
@@ -9,25 +7,8 @@ import {
   resolveParams,
 } from '../../../domain/allocation/model';
 import { randomInstance, shuffled } from '../../../bench/lib/allocationInstances';
+import { dem, sup } from '../../support/allocationBuilders';
 
-const sup = (supply_id: string, qty: number, arrival_week: number, over: Partial<AllocationSupply> = {}): AllocationSupply => ({
-  supply_id,
-  item_id: 1,
-  site_id: 1,
-  qty,
-  arrival_week,
-  reliability: supply_id.startsWith('FIRM_') ? 1.0 : 0.85,
-  ...over,
-});
-const dem = (demand_id: string, qty: number, due_week: number, priority_class: string | null, over: Partial<DemandLine> = {}): DemandLine => ({
-  demand_id,
-  item_id: 1,
-  site_id: 1,
-  qty,
-  due_week,
-  priority_class,
-  ...over,
-});
 const pairs = (r: { allocations: { supply_id: string; demand_id: string; qty: number }[] }) =>
   r.allocations.map((a) => `${a.supply_id}->${a.demand_id}:${a.qty}`);
 

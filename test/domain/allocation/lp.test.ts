@@ -1,28 +1,11 @@
 import { compareAllocations, greedyPercentOfLp } from '../../../domain/allocation/compare';
 import { allocateGreedy } from '../../../domain/allocation/greedy';
 import { AllocationLpError, allocateLp, discardHighs, getHighs } from '../../../domain/allocation/lp';
-import { type AllocationParams, type AllocationSupply, type DemandLine, checkAllocation } from '../../../domain/allocation/model';
+import { type AllocationParams, checkAllocation } from '../../../domain/allocation/model';
 import { buildSupplyPool } from '../../../domain/allocation/pool';
 import { randomInstance, shuffled } from '../../../bench/lib/allocationInstances';
+import { dem, sup } from '../../support/allocationBuilders';
 
-const sup = (supply_id: string, qty: number, arrival_week: number, over: Partial<AllocationSupply> = {}): AllocationSupply => ({
-  supply_id,
-  item_id: 1,
-  site_id: 1,
-  qty,
-  arrival_week,
-  reliability: supply_id.startsWith('FIRM_') ? 1.0 : 0.85,
-  ...over,
-});
-const dem = (demand_id: string, qty: number, due_week: number, priority_class: string | null, over: Partial<DemandLine> = {}): DemandLine => ({
-  demand_id,
-  item_id: 1,
-  site_id: 1,
-  qty,
-  due_week,
-  priority_class,
-  ...over,
-});
 /** Allocation as "supply->demand:qty", rounded to 1e-9 to hide solver noise. */
 const pairs = (r: { allocations: { supply_id: string; demand_id: string; qty: number }[] }) =>
   r.allocations.map((a) => `${a.supply_id}->${a.demand_id}:${Math.round(a.qty * 1e9) / 1e9}`);

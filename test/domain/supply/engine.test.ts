@@ -2,7 +2,6 @@ import { planSupply } from '../../../domain/supply/engine';
 import { lotSize, resolveSiteParameters } from '../../../domain/supply/lotSizing';
 import { OFF, PLANNING_DATE, item, o, route, run, site, withoutIds } from './builders';
 
-const NO_EXPEDITE = { expedite: false };
 const pegs = (x: { pegging: Array<{ demand_line: string; qty: number }> }) => x.pegging.map((p) => [p.demand_line, p.qty]);
 
 describe('lot sizes and parameter precedence', () => {
