@@ -1,5 +1,6 @@
 import type { Db } from '../db/pool';
 import { createAbcActivities } from './abc/activity';
+import { createAllocationActivities } from './allocation/activity';
 import { createEtlActivities } from './etl/activity';
 import { createHealthActivities } from './health/activity';
 import { createImportActivities } from './import/activity';
@@ -21,6 +22,7 @@ export function createActivities(deps: { db: Db }) {
     ...createAbcActivities(deps),
     ...createParameterActivities(deps),
     ...createSeriesStepActivities(deps),
+    ...createAllocationActivities(deps),
   };
 }
 

@@ -35,6 +35,7 @@ import { registerScenarioRoutes } from './routes/scenarios';
 import { registerSegmentRoutes } from './routes/segments';
 import { registerSeriesRoutes } from './routes/series';
 import { registerSeriesDetailRoutes } from './routes/seriesDetail';
+import { registerSupplyRoutes } from './routes/supply';
 import { registerSystemRoutes } from './routes/system';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
@@ -46,6 +47,7 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerForecastRoutes, registerAnalyticsRoutes,
   registerRouteRoutes, registerMeioConfigRoutes, registerMeioResultRoutes, registerInventoryNetworkRoutes,
   registerKcurveRoutes,
+  registerSupplyRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

@@ -62,9 +62,16 @@ export interface RunSummary {
 export async function listRuns(tx: Tx, limit: number, offset: number): Promise<RunSummary[]> {
   return (await tx.any(sql.unsafe`
     SELECT j.job_id AS run_id, j.kind, j.step, j.status, j.pipeline_id, j.scenario_id, j.created_by, j.created_at, j.started_at, j.finished_at,
-      (SELECT count(*) FROM jobs c WHERE c.parent_job_id = j.job_id)::int AS step_count,
-      (SELECT count(*) FROM jobs c WHERE c.parent_job_id = j.job_id AND c.status = 'failed')::int AS failed_steps
-    FROM jobs j WHERE j.parent_job_id IS NULL
+      st.step_count, st.failed_steps
+    FROM jobs j
+    -- the steps of a run and their children (the allocation under a supply step), as GET /api/process-log/{run_id}/steps lists them
+    CROSS JOIN LATERAL (
+      SELECT count(*)::int AS step_count, count(*) FILTER (WHERE d.status = 'failed')::int AS failed_steps FROM (
+        SELECT c.status FROM jobs c WHERE c.parent_job_id = j.job_id
+        UNION ALL SELECT g.status FROM jobs c JOIN jobs g ON g.parent_job_id = c.job_id WHERE c.parent_job_id = j.job_id
+      ) d
+    ) st
+    WHERE j.parent_job_id IS NULL
     ORDER BY j.created_at DESC, j.job_id LIMIT ${limit} OFFSET ${offset}`)) as RunSummary[];
 }
 

@@ -19,13 +19,13 @@ export const STEPS: readonly StepInfo[] = [
   { id: 'best-method', label: 'Best method', description: 'Picks the best method per series by the configured score, respecting locked methods.', available: true },
   { id: 'distribution', label: 'Distribution fitting', description: 'Fits normal, gamma, Poisson, negative binomial and empirical demand distributions; chooses by Kolmogorov-Smirnov.', available: true },
   { id: 'meio', label: 'Multi-echelon inventory optimisation', description: 'Per item across its network of sites: safety-stock placement (guaranteed-service model), the exact (r,Q), (s,S) or base-stock policy of every stocking site for its service target, and the service-versus-investment curve the greedy optimiser traces.', available: true },
-  { id: 'supply', label: 'Supply planning', description: 'Nets demand against stock and firm orders and plans supply along sourcing routes; followed by allocation.', available: false },
+  { id: 'supply', label: 'Supply planning', description: 'Nets demand against stock and firm orders and plans supply along sourcing routes for 52 weeks: orders, pegging, projected inventory, exceptions; followed by allocation as its child.', available: true },
   { id: 'eoq', label: 'EOQ and lot sizing', description: 'Economic order quantities, order frequencies and Wagner-Whitin lot sizing.', available: true },
-  { id: 'allocation', label: 'Allocation', description: 'Allocates planned supply to demand; runs as a child of supply or on its own.', available: false },
+  { id: 'allocation', label: 'Allocation', description: 'Allocates planned supply to demand; runs as a child of supply or on its own.', available: true },
 ];
 
-/** The ten steps of spec §1, in pipeline order: what run-all runs. */
-export const PIPELINE_ORDER = ['etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio', 'supply'] as const;
+/** The ten steps of spec §1 in pipeline order, with eoq before supply (its lot sizes feed the plan): what run-all runs. */
+export const PIPELINE_ORDER = ['etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio', 'eoq', 'supply'] as const;
 
 export const STEP_IDS = STEPS.map((s) => s.id);
 

@@ -32,6 +32,8 @@ export interface RunStepInput extends JobInput {
   series?: string[] | null;
   /** meio: the MEIO scenario (null: the tenant's default) */
   meioScenarioId?: number | null;
+  /** supply, allocation: the supply scenario (null: the tenant's default) */
+  supplyScenarioId?: number | null;
   methods?: string[] | null;
 }
 
@@ -118,6 +120,7 @@ async function runSeriesStep(input: RunStepInput): Promise<StepResult> {
   const base = {
     accountId: input.accountId, jobId: input.jobId, step: input.step, pipelineId: input.pipelineId, scenarioId: input.scenarioId,
     segmentId: input.segmentId, series: input.series ?? null, methods: input.methods ?? null, meioScenarioId: input.meioScenarioId ?? null,
+    supplyScenarioId: input.supplyScenarioId ?? null,
   };
   const plan = await work.seriesStepPlan({ ...base, chunkSize: settings.chunkSize, lanes: settings.nWorkers });
   const compute = computeActivities();
@@ -140,6 +143,17 @@ async function runSeriesStep(input: RunStepInput): Promise<StepResult> {
   };
 }
 
+/**
+ * allocation: one activity on the compute queue (the solvers are CPU-bound) over the newest completed supply run of the
+ * pipeline and supply scenario; it heartbeats between slices of item-site groups and writes the job's progress itself.
+ */
+async function runAllocation(input: RunStepInput): Promise<StepResult> {
+  const r = await computeActivities().allocationRun({
+    accountId: input.accountId, jobId: input.jobId, pipelineId: input.pipelineId, supplyScenarioId: input.supplyScenarioId ?? null,
+  });
+  return { step: 'allocation', series: r.groups, rows: r.rows, chunks: r.slices };
+}
+
 /** One pipeline step as a job: split into chunks, run them in parallel with bounded concurrency, finalise. */
 export async function runStep(input: RunStepInput): Promise<StepResult> {
   return asJob(input, `${input.step}: started`, async () => {
@@ -159,6 +173,10 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
       case 'meio':
       case 'eoq':
         return runSeriesStep(input);
+      case 'supply':
+        return runSupply(input);
+      case 'allocation':
+        return runAllocation(input);
       default:
         throw ApplicationFailure.nonRetryable(`step ${input.step} not available yet`, 'StepNotAvailable');
     }
@@ -170,23 +188,36 @@ export interface RunSequenceInput extends JobInput {
   steps: string[];
   /** per-step n_workers (process workflows) */
   stepWorkers?: Record<string, number>;
+  /** the supply scenario of a supply step in the sequence (null: the tenant's default) */
+  supplyScenarioId?: number | null;
   kind: string;
 }
 
-/** Runs steps in order as child runStep workflows; supply is followed by a child allocation logged under it. */
+/**
+ * A supply run, then its allocation as a child job logged under it (spec §4.6), however the supply run was started
+ * (a step, run-all, a process workflow, POST /api/supply/run). The supply run's pipeline 0 has no readable results
+ * (document 2 §7), so it is refused before any work.
+ */
+async function runSupply(input: RunStepInput): Promise<StepResult> {
+  if (!input.pipelineId) throw ApplicationFailure.nonRetryable('supply needs a scenario pipeline: pass pipeline_id (>= 1)', 'NoPipeline');
+  const result = await runSeriesStep(input);
+  await child(input, 'allocation', `${input.jobId}-allocation`, input.jobId);
+  return result;
+}
+
+/** Runs steps in order as child runStep workflows (a supply step brings its allocation child itself). */
 export async function runSequence(input: RunSequenceInput): Promise<{ steps: StepResult[] }> {
   return asJob(input, `${input.kind}: ${input.steps.join(' → ')}`, async () => {
     const done: StepResult[] = [];
     for (const [i, step] of input.steps.entries()) {
       const childId = `${input.jobId}-${i + 1}-${step}`;
       done.push(await child(input, step, childId, input.jobId));
-      if (step === 'supply') done.push(await child(input, 'allocation', `${childId}-allocation`, childId));
     }
     return { steps: done };
   });
 }
 
-async function child(input: RunSequenceInput, step: string, childId: string, parentJobId: string): Promise<StepResult> {
+async function child(input: JobInput & { stepWorkers?: Record<string, number>; supplyScenarioId?: number | null }, step: string, childId: string, parentJobId: string): Promise<StepResult> {
   await bookkeeping.createChildJob({
     accountId: input.accountId, jobId: childId, parentJobId, kind: 'step', step,
     pipelineId: input.pipelineId, scenarioId: input.scenarioId, segmentId: input.segmentId, createdBy: input.createdBy,

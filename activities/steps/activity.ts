@@ -15,6 +15,8 @@ export interface SeriesStepInput {
   scenarioId: number | null;
   /** meio: the MEIO scenario (null: the tenant's default) */
   meioScenarioId?: number | null;
+  /** supply, allocation: the supply scenario (null: the tenant's default) */
+  supplyScenarioId?: number | null;
   segmentId: number | null;
   /** run-forecast: unique ids `<item_id>_<site_id>` */
   series?: string[] | null;
@@ -67,7 +69,7 @@ export function createSeriesStepActivities({ db }: { db: Db }) {
           ? await resolveParametersInRange(tx, input.from, input.to, handler.parameterTypes, series)
           : new Map();
         checkpoint({ index: input.index, phase: 'compute' });
-        const r = await handler.run({ tx, jobId: input.jobId, scope, scenarioId: input.scenarioId, meioScenarioId: input.meioScenarioId ?? null, methods: input.methods ?? null, index: input.index, of: input.of }, series, params);
+        const r = await handler.run({ tx, jobId: input.jobId, scope, scenarioId: input.scenarioId, meioScenarioId: input.meioScenarioId ?? null, supplyScenarioId: input.supplyScenarioId ?? null, methods: input.methods ?? null, index: input.index, of: input.of }, series, params);
         await appendLog(tx, input.jobId, `${input.step}: chunk ${input.index + 1}/${input.of}: ${series.length} series, ${r.rows} rows${r.note ? `; ${r.note}` : ''}`);
         return { series: series.length, rows: r.rows };
       });
@@ -77,7 +79,7 @@ export function createSeriesStepActivities({ db }: { db: Db }) {
       const handler = handlerOf(input.step);
       if (!handler.finalize) return;
       await withTenant(db, input.accountId, async (tx) => {
-        const note = await handler.finalize!({ tx, jobId: input.jobId, scope: scopeOf(input), scenarioId: input.scenarioId, meioScenarioId: input.meioScenarioId ?? null, methods: input.methods ?? null });
+        const note = await handler.finalize!({ tx, jobId: input.jobId, scope: scopeOf(input), scenarioId: input.scenarioId, meioScenarioId: input.meioScenarioId ?? null, supplyScenarioId: input.supplyScenarioId ?? null, methods: input.methods ?? null });
         if (note) await appendLog(tx, input.jobId, `${input.step}: ${note}`);
       });
     },

@@ -4,6 +4,7 @@ import { eoqStep } from '../eoq/step';
 import { backtestForecastStep, backtestStep, bestMethodStep, forecastStep } from '../forecast/step';
 import { meioStep } from '../meio/step';
 import { outlierStep } from '../outlier/step';
+import { supplyStep } from '../supply/step';
 import type { SeriesStepHandler } from './types';
 
 /**
@@ -20,4 +21,5 @@ export const STEP_HANDLERS: Record<string, SeriesStepHandler> = {
   distribution: distributionStep,
   meio: meioStep,
   eoq: eoqStep,
+  supply: supplyStep,
 };

@@ -10,6 +10,8 @@ export interface StepRun {
   scenarioId: number | null;
   /** meio: the MEIO scenario (null: the tenant's default) */
   meioScenarioId?: number | null;
+  /** supply: the supply scenario (null: the tenant's default) */
+  supplyScenarioId?: number | null;
   /** run-forecast: the methods asked for (null: the parameters decide) */
   methods: string[] | null;
   /** chunk index and count, for log lines */

@@ -44,6 +44,18 @@ export class CapacityLedger {
     this.log.push(siteId, week, qty);
   }
 
+  /** What was consumed since `mark` and not rolled back, summed per site and week (one item's use, in planSupply). */
+  usageSince(mark: number): CapacityInput[] {
+    const sum = new Map<string, CapacityInput>();
+    for (let i = mark; i + 2 < this.log.length; i += 3) {
+      const key = `${this.log[i]}:${this.log[i + 1]}`;
+      const row = sum.get(key);
+      if (row) row.qty += this.log[i + 2]!;
+      else sum.set(key, { site_id: this.log[i]!, week: this.log[i + 1]!, qty: this.log[i + 2]! });
+    }
+    return [...sum.values()].filter((r) => r.qty > 1e-12).sort((a, b) => a.site_id - b.site_id || a.week - b.week);
+  }
+
   /** Forget the log: what was consumed so far stays consumed. */
   commit(): void {
     this.log.length = 0;

@@ -683,6 +683,7 @@ export function planSupply(input: SupplyRunInput): SupplyRunResult {
     exceptions: [],
     kpis: computeKpis([], [], 0),
     capacity_used: [],
+    capacity_used_by_item: [],
     checks: { ok: true, max_conservation_residual: 0, max_pegging_residual: 0, violations: [] },
     errors: [],
     diagnostics: [],
@@ -698,6 +699,7 @@ export function planSupply(input: SupplyRunInput): SupplyRunResult {
       for (const r of p.indirect) result.indirect.push(r);
       for (const e of p.exceptions) result.exceptions.push(e);
       for (const d of p.diagnostics) result.diagnostics.push({ item_id: item.item_id, message: d });
+      for (const u of ledger.usageSince(mark)) result.capacity_used_by_item.push({ item_id: item.item_id, ...u });
     } catch (err) {
       ledger.rollback(mark);
       result.errors.push({ item_id: item.item_id, message: err instanceof Error ? err.message : String(err) });

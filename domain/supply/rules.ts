@@ -17,7 +17,7 @@
  */
 import { FIRM_POOL_STATUSES, firmRemainingQty } from '../allocation/pool';
 import { dayNumber } from '../time/weeks';
-import { BUY, N_ORDER_TYPES, NO_FIRM_WEEK, ORDER_TYPES, REPLENISH, type SupplyFlags } from './types';
+import { BUY, N_ORDER_TYPES, NO_FIRM_WEEK, ORDER_TYPES, REPLENISH, type SupplyFlags, type SupplyOptions } from './types';
 
 export { firmRemainingQty };
 
@@ -134,4 +134,21 @@ export function scenarioFlags(paramOverrides: Record<string, unknown> | null | u
     firm_orders_block_horizon: coerceFlag(p['firm_orders_block_horizon'], false),
     respect_lead_time: coerceFlag(p['respect_lead_time'], false),
   };
+}
+
+/**
+ * Engine options a supply scenario may set in param_overrides, by their snake_case names (late_orders,
+ * max_delay_weeks, expedite, excess_cover_weeks). The API validates them on the way in; a value that does not read
+ * here is left to the engine's default rather than failing a run.
+ */
+export function scenarioOptions(paramOverrides: Record<string, unknown> | null | undefined): SupplyOptions {
+  const p = paramOverrides ?? {};
+  const out: SupplyOptions = {};
+  if (p['late_orders'] === 'flag' || p['late_orders'] === 'arrive_late') out.lateOrders = p['late_orders'];
+  const delay = Number(p['max_delay_weeks']);
+  if (p['max_delay_weeks'] !== undefined && p['max_delay_weeks'] !== null && Number.isInteger(delay) && delay >= 0) out.maxDelayWeeks = delay;
+  if (p['expedite'] !== undefined && p['expedite'] !== null) out.expedite = coerceFlag(p['expedite'], true);
+  const cover = Number(p['excess_cover_weeks']);
+  if (p['excess_cover_weeks'] !== undefined && p['excess_cover_weeks'] !== null && Number.isFinite(cover) && cover > 0) out.excessCoverWeeks = cover;
+  return out;
 }

@@ -290,6 +290,8 @@ export interface SupplyRunResult {
   kpis: SupplyKpis;
   /** Capacity consumed per site and week by this run. */
   capacity_used: CapacityInput[];
+  /** The same, per item: chunks of a run share capacity and a retried chunk replaces exactly its items' use. */
+  capacity_used_by_item: Array<CapacityInput & { item_id: number }>;
   checks: SupplyChecks;
   /** Items that could not be planned (a TRANSFER cycle, bad input); the rest of the run goes on. */
   errors: Array<{ item_id: number; message: string }>;

@@ -413,16 +413,23 @@ describe('forecast, backtest, backtest-forecast and best-method steps (real work
     expect(await q(sql.unsafe`SELECT 1 FROM backtest_metrics WHERE pipeline_id = ${p.body.id}`)).toEqual([]);
   }, 300_000);
 
-  test('run-all runs every available step in order, meio included, and stops at supply, which is not available yet', async () => {
+  test('run-all runs every step to completion: the forecasting steps, meio, eoq, supply and its allocation child', async () => {
     const res = await t.call('post', '/api/pipeline/run-all', { token: planner, body: { pipeline_id: pipelineId } });
     expect(res.status).toBe(200);
     const job = await waitForJob(t, planner, res.body.job_id, isFinished, 400_000);
     expect(job.children.map((c) => [c.step, c.status])).toEqual([
       ['etl', 'completed'], ['outlier', 'completed'], ['characterization', 'completed'], ['forecast', 'completed'], ['backtest', 'completed'],
-      ['backtest-forecast', 'completed'], ['best-method', 'completed'], ['distribution', 'completed'], ['meio', 'completed'], ['supply', 'failed'],
+      ['backtest-forecast', 'completed'], ['best-method', 'completed'], ['distribution', 'completed'], ['meio', 'completed'], ['eoq', 'completed'],
+      ['supply', 'completed'],
     ]);
-    expect(job.status).toBe('failed');
-    expect(job.error).toContain('step supply not available yet');
+    expect([job.status, job.error]).toEqual(['completed', null]);
+    // the allocation is logged as the supply job's child, over the supply run the supply job wrote
+    const supplyJob = job.children.find((c) => c.step === 'supply')!;
+    const supply = await waitForJob(t, planner, supplyJob.job_id, isFinished, 10_000);
+    expect(supply.children.map((c) => [c.step, c.status])).toEqual([['allocation', 'completed']]);
+    const runs = await q(sql.unsafe`SELECT r.run_id, r.status, r.n_sku_sites, (r.checks->>'ok')::boolean AS ok, a.supply_run_id, a.status AS allocation
+      FROM supply_runs r LEFT JOIN allocation_runs a ON a.supply_run_id = r.run_id WHERE r.pipeline_id = ${pipelineId}`);
+    expect(runs).toEqual([{ run_id: supplyJob.job_id, status: 'completed', n_sku_sites: 6, ok: true, supply_run_id: supplyJob.job_id, allocation: 'completed' }]);
     // meio planned every series of the pipeline under the tenant's default MEIO scenario, created by the run
     const meio = await q(sql.unsafe`SELECT count(*)::int AS n, count(DISTINCT scenario_id)::int AS scenarios FROM meio_results WHERE pipeline_id = ${pipelineId}`);
     expect(meio[0].scenarios).toBe(1);

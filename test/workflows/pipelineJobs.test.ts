@@ -10,7 +10,6 @@ let a: TestTenant;
 let planner: string;
 let p1: number;
 let p3: number;
-let s2: number;
 let s4: number;
 beforeAll(async () => {
   tw = await startTestWorker();
@@ -18,7 +17,7 @@ beforeAll(async () => {
   a = await t.newTenant('jobs');
   planner = await t.login(a.planner);
   [p1, p3] = await Promise.all(['Main', 'What-if'].map((name) => createPipeline(t, planner, name)));
-  [s2, s4] = await Promise.all(['Base', 'Alt'].map(async (name) => (await t.call('post', '/api/forecast/scenarios', { token: planner, body: { name } })).body.id as number));
+  [, s4] = await Promise.all(['Base', 'Alt'].map(async (name) => (await t.call('post', '/api/forecast/scenarios', { token: planner, body: { name } })).body.id as number));
 }, 120_000);
 afterAll(async () => {
   await t.close();
@@ -85,11 +84,12 @@ describe('etl', () => {
   });
 });
 
-test('a step that is not built yet fails its job, never pretends to succeed', async () => {
-  const res = await run('supply', { scenario_id: s2 });
+test('a step that cannot do its work fails its job, never pretends to succeed', async () => {
+  // allocation draws on a completed supply run of the pipeline; there is none yet
+  const res = await t.call('post', '/api/pipeline/run/allocation', { token: planner, body: { pipeline_id: p3 } });
   const job = await waitForJob(t, planner, res.body.job_id, isFinished);
   expect(job.status).toBe('failed');
-  expect(job.error).toBe('step supply not available yet');
+  expect(job.error).toMatch(new RegExp(`^allocation: no completed supply run for pipeline ${p3} and supply scenario \\d+; run the supply step first$`));
 });
 
 test('run_id makes a retried request idempotent', async () => {
@@ -115,7 +115,7 @@ test('a saved process workflow runs its steps on its pipeline and records last_r
   const started = await t.call('post', `/api/process-workflows/${wf.body.workflow_id}/run`, { token: planner, body: {} });
   expect(started.status).toBe(200);
   const job = await waitForJob(t, planner, started.body.job_id, isFinished);
-  expect(job.children.map((c) => [c.step, c.status])).toEqual([['etl', 'completed'], ['supply', 'failed']]);
+  expect(job.children.map((c) => [c.step, c.status])).toEqual([['etl', 'completed'], ['supply', 'completed']]);
   const list = await t.call('get', '/api/process-workflows', { token: planner });
   expect(list.body.find((w: { workflow_id: number }) => w.workflow_id === wf.body.workflow_id).last_run_at).not.toBeNull();
   const noPipeline = await t.call('post', '/api/process-workflows', { token: planner, body: { name: 'Loose', steps: ['etl'] } });
@@ -125,20 +125,20 @@ test('a saved process workflow runs its steps on its pipeline and records last_r
   expect((await t.call('post', '/api/process-workflows/999999/run', { token: planner, body: {} })).status).toBe(404);
 });
 
-test('run-all runs the steps in order as child jobs and stops at the first step not available', async () => {
+test('run-all runs the steps in order as child jobs, supply with its allocation under it', async () => {
   const res = await t.call('post', '/api/pipeline/run-all', { token: planner, body: { pipeline_id: p3, scenario_id: s4 } });
   expect(res.status).toBe(200);
-  const job = await waitForJob(t, planner, res.body.job_id, isFinished);
-  expect(job.status).toBe('failed');
-  expect(job.error).toBe('step supply failed: step supply not available yet');
-  const ran = ['etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio'];
-  expect(job.children.map((c) => [c.step, c.status])).toEqual([...ran.map((s) => [s, 'completed']), ['supply', 'failed']]);
+  const job = await waitForJob(t, planner, res.body.job_id, isFinished, 300_000);
+  expect([job.status, job.error]).toEqual(['completed', null]);
+  const ran = ['etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio', 'eoq', 'supply'];
+  expect(job.children.map((c) => [c.step, c.status])).toEqual(ran.map((s) => [s, 'completed']));
   const steps = await t.call('get', `/api/process-log/${res.body.job_id}/steps`, { token: planner });
+  // the allocation is the supply job's child, and a step of the same run
   expect(steps.body.map((s: { step: string; run_id: string; pipeline_id: number }) => [s.step, s.run_id, s.pipeline_id])).toEqual(
-    [...ran, 'supply'].map((s) => [s, res.body.job_id, p3]),
+    [...ran, 'allocation'].map((s) => [s, res.body.job_id, p3]),
   );
   const runs = await t.call('get', '/api/process-log/runs', { token: planner });
-  expect(runs.body.find((r: { run_id: string }) => r.run_id === res.body.job_id)).toMatchObject({ kind: 'run_all', step_count: 10, failed_steps: 1, status: 'failed' });
+  expect(runs.body.find((r: { run_id: string }) => r.run_id === res.body.job_id)).toMatchObject({ kind: 'run_all', step_count: 12, failed_steps: 0, status: 'completed' });
   const tail = await t.call('get', `/api/process-log/step/${job.children[0].job_id}/tail`, { token: planner, query: { limit: 2 } });
   expect(tail.body.lines.map((l: { message: string }) => l.message)).toEqual([expect.stringMatching(/^etl: chunk 1\/1/), 'completed']);
 });

@@ -4,6 +4,7 @@ import { getPipeline, touchPipelineRun } from '../../../db/pipelines';
 import { withTenant } from '../../../db/pool';
 import { getProcessWorkflow, touchLastRun } from '../../../db/processWorkflows';
 import { getScenario } from '../../../db/scenarios';
+import { getSupplyScenario } from '../../../db/supplyScenarios';
 import { FORECAST_METHOD_NAMES } from '../../../domain/parameters/defaults';
 import { PIPELINE_ORDER, STEPS } from '../../../lib/steps';
 import type { AppContext, AuthUser } from '../../context';
@@ -28,12 +29,16 @@ export async function jobOr404(ctx: AppContext, accountId: string, jobId: string
 }
 
 /** Starts a job, or returns the existing one when the client repeats a request with the same run_id. */
-export async function launch(ctx: AppContext, user: AuthUser, job: NewJob, workflow: string, args: unknown[]) {
+export async function launch(ctx: AppContext, user: AuthUser, job: NewJob, workflow: string, args: unknown[], supplyScenarioId: number | null = null) {
   const existing = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
     const found = await getJob(tx, job.job_id);
     if (found) return found;
     if (job.pipeline_id && !(await getPipeline(tx, job.pipeline_id))) throw notFound(`pipeline_id: pipeline ${job.pipeline_id} not found`);
-    if (job.scenario_id && !(await getScenario(tx, job.scenario_id))) throw notFound(`scenario_id: forecast scenario ${job.scenario_id} not found`);
+    if (job.scenario_id && !SUPPLY_STEPS.has(job.step ?? '') && !(await getScenario(tx, job.scenario_id))) throw notFound(`scenario_id: forecast scenario ${job.scenario_id} not found`);
+    const supplyScenario = SUPPLY_STEPS.has(job.step ?? '') ? job.scenario_id : supplyScenarioId;
+    if (supplyScenario && !(await getSupplyScenario(tx, supplyScenario))) {
+      throw notFound(`${SUPPLY_STEPS.has(job.step ?? '') ? 'scenario_id' : 'supply_scenario_id'}: supply scenario ${supplyScenario} not found`);
+    }
     return null;
   });
   if (existing) return { job_id: existing.job_id, step: existing.step, status: existing.status };
@@ -43,6 +48,9 @@ export async function launch(ctx: AppContext, user: AuthUser, job: NewJob, workf
   ctx.state.audit = { ...ctx.state.audit, entityId: row.job_id, newValue: { job_id: row.job_id, kind: row.kind, step: row.step, pipeline_id: row.pipeline_id } };
   return { job_id: row.job_id, step: row.step, status: 'queued' };
 }
+
+/** Steps whose `scenario_id` names a supply scenario (`/api/supply/scenarios`), not a forecast scenario. */
+const SUPPLY_STEPS = new Set(['supply', 'allocation']);
 
 // all_methods: every method the forecast step fits itself (the combination is built by best-method)
 const ALL_FITTED_METHODS = FORECAST_METHOD_NAMES.filter((m) => m !== 'combination');
@@ -65,7 +73,7 @@ export function registerPipelineControlRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'post', path: '/api/pipeline/run/{step}', tag, permission: 'run_process', pipelineScoped: true, needsCache: false,
     summary: 'Run one pipeline step as a job',
-    description: 'Starts workflow `runStep` (workflow id = job id, search attributes AccountId, PipelineId, ScenarioId, Step, JobKind) and answers at once with status queued. Follow it with GET /api/pipeline/jobs/{job_id} or its event stream.',
+    description: 'Starts workflow `runStep` (workflow id = job id, search attributes AccountId, PipelineId, ScenarioId, Step, JobKind) and answers at once with status queued. Follow it with GET /api/pipeline/jobs/{job_id} or its event stream. For the steps supply and allocation `scenario_id` is the supply scenario (`/api/supply/scenarios`; omitted: the default one), for the others the forecast scenario. A supply job brings its allocation as a child job.',
     params: s.stepParam, body: s.runStepBody, audit: { entityType: 'job', action: 'run_step' },
     responses: { 200: { description: 'job started', schema: s.startedSchema }, ...errors(400, 403, 404, 503) },
     handler: (ctx, { params, body, user }) => {
@@ -74,22 +82,25 @@ export function registerPipelineControlRoutes(table: RouteTable): void {
         job_id: jobId, kind: 'step', step: params.step, pipeline_id: body.pipeline_id, scenario_id: body.scenario_id ?? null,
         segment_id: body.segment_id ?? null, created_by: user.email,
         params: { force: body.force, best_method_only: body.best_method_only, force_full_run: body.force_full_run, n_workers: body.n_workers ?? null },
-      }, 'runStep', [{ ...jobInput(user, jobId, body), step: params.step }]);
+      }, 'runStep', [{
+        ...jobInput(user, jobId, body), step: params.step,
+        ...(SUPPLY_STEPS.has(params.step) ? { scenarioId: null, supplyScenarioId: body.scenario_id ?? null } : {}),
+      }]);
     },
   });
 
   defineRoute(table, {
     method: 'post', path: '/api/pipeline/run-all', tag, permission: 'run_process', pipelineScoped: true, needsCache: false,
     summary: 'Run every pipeline step in order',
-    description: `Runs ${PIPELINE_ORDER.join(', ')} as child jobs of one run; supply is followed by a child allocation logged under it. The run stops at the first failing step.`,
+    description: `Runs ${PIPELINE_ORDER.join(', ')} as child jobs of one run; supply is followed by a child allocation logged under the supply job. The run stops at the first failing step. \`scenario_id\` is the forecast scenario; \`supply_scenario_id\` (not in the spec) picks the supply scenario of the supply step (omitted: the default one).`,
     body: s.runAllBody, audit: { entityType: 'job', action: 'run_all' },
     responses: { 200: { description: 'run started', schema: s.startedSchema }, ...errors(400, 403, 404, 503) },
     handler: (ctx, { body, user }) => {
       const jobId = body.run_id ?? newJobId('run-all');
       return launch(ctx, user, {
         job_id: jobId, kind: 'run_all', pipeline_id: body.pipeline_id, scenario_id: body.scenario_id ?? null, segment_id: body.segment_id ?? null,
-        created_by: user.email, params: { steps: PIPELINE_ORDER },
-      }, 'runSequence', [{ ...jobInput(user, jobId, body), steps: [...PIPELINE_ORDER], kind: 'run_all' }]);
+        created_by: user.email, params: { steps: PIPELINE_ORDER, supply_scenario_id: body.supply_scenario_id ?? null },
+      }, 'runSequence', [{ ...jobInput(user, jobId, body), steps: [...PIPELINE_ORDER], kind: 'run_all', supplyScenarioId: body.supply_scenario_id ?? null }], body.supply_scenario_id ?? null);
     },
   });
 

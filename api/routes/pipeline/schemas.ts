@@ -58,7 +58,7 @@ export const runStepBody = obj({
   n_workers: nullable({ type: 'integer', minimum: 1, maximum: 64 }),
 });
 
-export const runAllBody = obj({ pipeline_id: positive, scenario_id: nullable(positive), segment_id: nullable(positive), run_id: nullable(runId), n_workers: nullable({ type: 'integer', minimum: 1, maximum: 64 }) });
+export const runAllBody = obj({ pipeline_id: positive, scenario_id: nullable(positive), supply_scenario_id: nullable(positive), segment_id: nullable(positive), run_id: nullable(runId), n_workers: nullable({ type: 'integer', minimum: 1, maximum: 64 }) });
 
 export const runForecastBody = obj(
   {
