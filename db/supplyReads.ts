@@ -118,11 +118,14 @@ function mergedOrders(run: { run_id: string; planning_date: string }, f: OrderFi
   }
   if (f.include_firm || f.firm_only) {
     parts.push(sql.fragment`
-      SELECT fo.id::int8, 'FIRM_' || fo.id, true, NULL::text, fo.item_id, fo.site_id, fo.source_site_id, fo.route_id,
-        fo.order_type, 'FIRM', fo.erp_status, fo.qty::float8, fo.qty::float8, greatest(0, fo.qty - COALESCE(fo.received_qty, 0))::float8,
-        floor((fo.release_dt::date - ${run.planning_date}::date) / 7.0)::int, ${firmArrivalWeek}, NULL::int,
-        to_char(fo.release_dt, 'YYYY-MM-DD'), to_char(fo.arrival_dt, 'YYYY-MM-DD'), false, COALESCE(fo.unit_cost, 0)::float8,
-        NULL::float8, NULL::text, NULL::timestamptz, NULL::float8, NULL::text, NULL::text, NULL::timestamptz, fo.external_id, fo.source_system
+      SELECT fo.id::int8 AS order_id, 'FIRM_' || fo.id AS supply_id, true AS is_firm, NULL::text AS run_id, fo.item_id, fo.site_id, fo.source_site_id,
+        fo.route_id, fo.order_type, 'FIRM' AS kind, fo.erp_status AS status, fo.qty::float8 AS qty, fo.qty::float8 AS requested_qty,
+        greatest(0, fo.qty - COALESCE(fo.received_qty, 0))::float8 AS remaining_qty,
+        floor((fo.release_dt::date - ${run.planning_date}::date) / 7.0)::int AS release_week, ${firmArrivalWeek} AS arrival_week, NULL::int AS need_week,
+        to_char(fo.release_dt, 'YYYY-MM-DD') AS release_date, to_char(fo.arrival_dt, 'YYYY-MM-DD') AS arrival_date, false AS late,
+        COALESCE(fo.unit_cost, 0)::float8 AS unit_cost, NULL::float8 AS engine_qty, NULL::text AS edited_by, NULL::timestamptz AS edited_at,
+        NULL::float8 AS approved_quantity, NULL::text AS approved_availability_date, NULL::text AS approved_by, NULL::timestamptz AS approved_at,
+        fo.external_id, fo.source_system
       FROM firm_orders fo WHERE ${sql.join(firm, sql.fragment` AND `)}`);
   }
   return sql.fragment`${sql.join(parts, sql.fragment` UNION ALL `)}`;

@@ -83,13 +83,14 @@ export async function seedDemoData(db: Db, temporal: TemporalDeps, accountId: st
 }
 
 /**
- * The steps after etl, in pipeline order, that the demo tenant runs so a planner finds forecasts and stock targets:
- * outlier … distribution, then meio under the default MEIO scenario over the generator's network of routes.
+ * The steps after etl, in pipeline order, that the demo tenant runs so a planner finds forecasts, stock targets and a
+ * supply plan: outlier … distribution, meio under the default MEIO scenario over the generator's network of routes,
+ * eoq, and supply under the default supply scenario (with its allocation child): run-all without its etl.
  */
-export const DEMO_FORECAST_STEPS: readonly string[] = PIPELINE_ORDER.slice(PIPELINE_ORDER.indexOf('outlier'), PIPELINE_ORDER.indexOf('meio') + 1);
+export const DEMO_FORECAST_STEPS: readonly string[] = PIPELINE_ORDER.slice(PIPELINE_ORDER.indexOf('outlier'));
 
 /**
- * Starts outlier → … → distribution → meio on the demo pipeline as one run (a runSequence job, visible in the jobs API and
+ * Starts outlier → … → meio → eoq → supply on the demo pipeline as one run (a runSequence job, visible in the jobs API and
  * the Temporal UI) and returns its job id without waiting: the stack is usable while it runs.
  */
 export async function startDemoForecast(db: Db, temporal: TemporalDeps, accountId: string, pipelineId: number, createdBy = 'demo-seed'): Promise<string> {

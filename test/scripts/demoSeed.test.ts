@@ -66,7 +66,7 @@ test('generated demo data goes through import staging, an import run and etl wit
   expect(Object.keys(forecasts.forecasts).length).toBeGreaterThan(0);
   expect((await t.call('get', '/api/best-methods', { token: admin })).body).toMatchObject({ pipeline_id: result.pipelineId, total_series: seriesWithDemand });
   expect((await t.call('get', `/api/scenario-pipeline/${result.pipelineId}`, { token: admin })).body.last_run_at).not.toBeNull();
-  expect(DEMO_FORECAST_STEPS).toEqual(['outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio']);
+  expect(DEMO_FORECAST_STEPS).toEqual(['outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio', 'eoq', 'supply']);
   const done = await withTenant(t.db, tenant.accountId, async (tx) => ({
     forecasted: await tx.oneFirst(sql.unsafe`SELECT count(DISTINCT (item_id, site_id))::int FROM forecast_results WHERE pipeline_id = ${result.pipelineId}`),
     best: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series_best_method WHERE pipeline_id = ${result.pipelineId}`),
@@ -75,7 +75,12 @@ test('generated demo data goes through import staging, an import run and etl wit
     // every series with demand gets a stock target; the routes add the DCs and plants that feed the stores
     meioSeries: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM meio_results r JOIN series s USING (item_id, site_id) WHERE r.pipeline_id = ${result.pipelineId} AND r.weekly_mean > 0`),
     routes: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM routes`),
+    // and a supply plan along those routes, its checks passed, allocated by its child step
+    supply: await tx.maybeOne(sql.unsafe`
+      SELECT r.status, (r.checks->>'ok')::boolean AS ok, r.n_orders > 0 AS has_orders, r.n_sku_sites >= ${seriesWithDemand} AS covers_series, a.status AS allocation
+      FROM supply_runs r LEFT JOIN allocation_runs a ON a.supply_run_id = r.run_id WHERE r.pipeline_id = ${result.pipelineId}`),
   }));
+  expect(done.supply).toEqual({ status: 'completed', ok: true, has_orders: true, covers_series: true, allocation: 'completed' });
   expect(done).toMatchObject({ forecasted: seriesWithDemand, best: seriesWithDemand, distributions: seriesWithDemand, negative: 0 });
   expect(done.routes).toBeGreaterThan(0);
   expect(done.meioSeries).toBe(seriesWithDemand);
