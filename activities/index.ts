@@ -3,6 +3,7 @@ import { createAbcActivities } from './abc/activity';
 import { createAllocationActivities } from './allocation/activity';
 import { createEtlActivities } from './etl/activity';
 import { createHealthActivities } from './health/activity';
+import { createHistoryActivities } from './history/activity';
 import { createImportActivities } from './import/activity';
 import { createJobActivities } from './jobs/activity';
 import { createParameterActivities } from './parameters/activity';
@@ -10,6 +11,7 @@ import { createSeriesStepActivities } from './steps/activity';
 
 export type { DatabaseHealth } from './health/activity';
 export type { EtlPlan } from './etl/activity';
+export type { FreezeInput, FreezeResult } from './history/activity';
 export type { StepSettings } from './jobs/activity';
 
 /** Activities close over their dependencies, so the worker owns the pool and tests can hand in their own. */
@@ -23,6 +25,7 @@ export function createActivities(deps: { db: Db }) {
     ...createParameterActivities(deps),
     ...createSeriesStepActivities(deps),
     ...createAllocationActivities(deps),
+    ...createHistoryActivities(deps),
   };
 }
 

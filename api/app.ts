@@ -26,6 +26,7 @@ import { registerRouteRoutes } from './routes/inventory/routes';
 import { registerNpiRoutes } from './routes/npi';
 import { registerParameterRoutes } from './routes/parameters';
 import { eventStreamPaths, type RouteTable } from './routes/define';
+import { registerHistoryRoutes } from './routes/history';
 import { registerHyperparamRoutes } from './routes/hyperparams';
 import { registerPipelineControlRoutes } from './routes/pipeline';
 import { registerPipelineRoutes } from './routes/pipelines';
@@ -48,6 +49,7 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerRouteRoutes, registerMeioConfigRoutes, registerMeioResultRoutes, registerInventoryNetworkRoutes,
   registerKcurveRoutes,
   registerSupplyRoutes,
+  registerHistoryRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

@@ -9,7 +9,7 @@ import { readEnv, REPO_ROOT } from '../lib/env';
 import { isPortOpen, waitFor } from '../lib/net';
 import { logTail, startDevServer, type DevServer } from '../temporal/devServer';
 import { connectTemporal } from '../temporal/client';
-import { seedDemoData, startDemoForecast } from './demoData/seed';
+import { ensureDemoFreezeSchedule, seedDemoData, startDemoForecast } from './demoData/seed';
 import { ensureDemoTenant, ensureSuperadmin } from './demoTenant';
 
 const say = (msg: string) => console.log(`==> ${msg}`);
@@ -76,6 +76,8 @@ async function seedDemoOnce(databaseUrl: string, address: string, namespace: str
   const db = await openPool(databaseUrl, 2);
   const { connection, client } = await connectTemporal(address, namespace);
   try {
+    const schedule = await ensureDemoFreezeSchedule(db, { client, taskQueue }, accountId);
+    say(`weekly freeze of the demo pipeline: Temporal Schedule ${schedule} (Mondays 06:00 UTC; see the Temporal UI, Schedules)`);
     if ((await withTenant(db, accountId, countWeeklySeries)) > 0) return undefined;
     say(`loading demo data (${target} series) through import staging, an import run and etl`);
     const items = Math.max(20, Math.round(target / 3));

@@ -17,3 +17,4 @@ export type { RunSequenceInput, RunStepInput, StepResult } from './runStep';
 export * from './importRun';
 export * from './parametersResolve';
 export * from './abc';
+export * from './history';

@@ -50,7 +50,7 @@ const messageOf = (err: unknown): string => {
 };
 
 /** Runs body as the job: running → completed, failed (with the error) or killed (on cancellation). */
-async function asJob<T>(ref: { accountId: string; jobId: string }, startMessage: string, body: () => Promise<T>): Promise<T> {
+export async function asJob<T>(ref: { accountId: string; jobId: string }, startMessage: string, body: () => Promise<T>): Promise<T> {
   await bookkeeping.jobStarted({ ...ref, message: startMessage });
   try {
     const result = await body();

@@ -1,5 +1,7 @@
 import type { TemporalDeps } from '../../api/context';
+import { ensureFreezeSchedule } from '../../api/jobs/freezeSchedules';
 import { newJobId, startJob } from '../../api/jobs/service';
+import { historySettings } from '../../db/history';
 import { startImportRun } from '../../api/routes/import';
 import { getJob, type JobRow } from '../../db/jobs';
 import { findPipelineByName, insertPipeline, lockPipelines, touchPipelineRun, updatePipeline } from '../../db/pipelines';
@@ -103,6 +105,17 @@ export async function startDemoForecast(db: Db, temporal: TemporalDeps, accountI
   // pipeline prefers it while its first run is still writing
   await withTenant(db, accountId, (tx) => touchPipelineRun(tx, pipelineId));
   return jobId;
+}
+
+/**
+ * The demo pipeline's weekly freeze, as a Temporal Schedule visible in the Temporal UI (docs/HISTORY.md). Idempotent:
+ * every start of the stack makes sure it exists with the pipeline's settings.
+ */
+export async function ensureDemoFreezeSchedule(db: Db, temporal: TemporalDeps, accountId: string, createdBy = 'demo-seed'): Promise<string> {
+  const { pipelineId } = await withTenant(db, accountId, (tx) => ensureDemoPipeline(tx, createdBy));
+  const s = await withTenant(db, accountId, (tx) => historySettings(tx, pipelineId));
+  await ensureFreezeSchedule(temporal.client, temporal.taskQueue, accountId, pipelineId, { timezone: s.schedule_timezone, hour: s.schedule_hour });
+  return `freeze-${accountId}-${pipelineId}`;
 }
 
 export { waitForJob as waitForDemoJob };

@@ -95,7 +95,22 @@ describe('the README, followed literally', () => {
     expect([metrics.body.pipeline_id, Object.keys(metrics.body.metrics).length > 0]).toEqual([demo.id, true]);
     const best = await api('GET', '/api/best-methods');
     expect(best.body).toMatchObject({ pipeline_id: demo.id, total_series: series, series_in_scope: series });
+    // the same job planned supply along the demo network, with its allocation
+    const scenario = ((await api('GET', '/api/supply/scenarios')).body as Array<{ id: number; is_default: boolean }>).find((s) => s.is_default)!;
+    const orders = await api('GET', `/api/supply/orders?pipeline_id=${demo.id}&scenario_id=${scenario.id}&limit=5`);
+    expect(orders.status).toBe(200);
+    expect(orders.body.length).toBeGreaterThan(0);
+    const dashboard = await api('GET', `/api/supply/dashboard?pipeline_id=${demo.id}&scenario_id=${scenario.id}`);
+    expect(dashboard.body.run).toMatchObject({ status: 'completed', checks: { ok: true } });
   }, 450_000);
+
+  test('the demo pipeline has its weekly freeze schedule, visible in Temporal', async () => {
+    const demo = ((await api('GET', '/api/scenario-pipeline')).body as Array<{ id: number; name: string }>).find((p) => p.name === 'Demo pipeline')!;
+    expect(stack.output).toContain('weekly freeze of the demo pipeline: Temporal Schedule freeze-');
+    const schedule = await api('GET', `/api/history/schedule?pipeline_id=${demo.id}`);
+    expect(schedule.body).toMatchObject({ exists: true, paused: false, timezone: 'UTC', hour: 6 });
+    expect(new Date(schedule.body.next_runs[0]).getUTCDay()).toBe(1);
+  });
 
   test('the demo pipeline runs under its baseline forecast scenario: a step with that scenario_id starts and completes', async () => {
     const [baseline, ...more] = (await api('GET', '/api/forecast/scenarios?is_baseline=true')).body as Array<{ id: number; name: string }>;

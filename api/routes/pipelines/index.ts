@@ -7,6 +7,9 @@ import { withTenant, type Tx } from '../../../db/pool';
 import { lockProcessWorkflows, workflowsOfPipeline } from '../../../db/processWorkflows';
 import { getBaselineScenario, getScenario, lockScenarios } from '../../../db/scenarios';
 import type { AppContext } from '../../context';
+import { deleteFreezeSchedule, ensureFreezeSchedule } from '../../jobs/freezeSchedules';
+import { logger } from '../../../lib/logger';
+import { historySettings } from '../../../db/history';
 import { badRequest, conflict, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { errors } from '../schemas';
@@ -51,6 +54,24 @@ const setAudit = (ctx: AppContext, note: { entityId?: number | null; oldValue?: 
 
 const plural = (n: number, one: string, many: string) => (n === 1 ? one : many);
 
+/**
+ * Every pipeline has its weekly freeze schedule (docs/HISTORY.md): made with the pipeline, removed with it. Without a
+ * Temporal connection the pipeline is still created; PUT /api/history/schedule makes the schedule later.
+ */
+async function syncFreezeSchedule(ctx: AppContext, accountId: string, pipelineId: number, change: 'create' | 'delete'): Promise<void> {
+  const temporal = ctx.deps.temporal;
+  if (!temporal) return;
+  try {
+    if (change === 'delete') await deleteFreezeSchedule(temporal.client, accountId, pipelineId);
+    else {
+      const s = await withTenant(ctx.deps.db, accountId, (tx) => historySettings(tx, pipelineId));
+      await ensureFreezeSchedule(temporal.client, temporal.taskQueue, accountId, pipelineId, { timezone: s.schedule_timezone, hour: s.schedule_hour });
+    }
+  } catch (err) {
+    logger.warn({ err, pipelineId, change }, 'freeze schedule not synced');
+  }
+}
+
 export function registerPipelineRoutes(table: RouteTable): void {
   const tag = 'scenario pipelines';
   const entityType = 'scenario_pipeline';
@@ -86,6 +107,7 @@ export function registerPipelineRoutes(table: RouteTable): void {
       });
       const view = pipelineView(row);
       setAudit(ctx, { entityId: row.id, newValue: view });
+      await syncFreezeSchedule(ctx, user.accountId, row.id, 'create');
       return view;
     },
   });
@@ -145,6 +167,7 @@ export function registerPipelineRoutes(table: RouteTable): void {
         return { old, detached: workflows.map((w) => w.workflow_id) };
       });
       setAudit(ctx, { entityId: params.id, oldValue: pipelineView(old), newValue: { deleted: true, detached_workflow_ids: detached } });
+      await syncFreezeSchedule(ctx, user.accountId, params.id, 'delete');
       return { status: 'deleted', id: params.id, detached_workflow_ids: detached };
     },
   });

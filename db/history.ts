@@ -1,0 +1,247 @@
+/**
+ * Weekly plan versions (document 2 §2.5, §4.5; docs/HISTORY.md): the effective planning date, the freeze that copies
+ * a pipeline's live output rows into the history tables (migration 019), the registry reads and writes, and
+ * retention. A freeze runs in the caller's transaction, so one that fails or is killed leaves nothing behind.
+ */
+import { sql, type Tx } from './pool';
+
+/** What a version holds, in copy order: (live table, which of its rows belong to the version). */
+export const HISTORY_TABLES: ReadonlyArray<readonly [string, 'pipeline' | 'run']> = [
+  ['series_outliers', 'pipeline'], ['series_characteristics', 'pipeline'], ['forecast_results', 'pipeline'], ['backtest_metrics', 'pipeline'],
+  ['backtest_forecasts', 'pipeline'], ['series_best_method', 'pipeline'], ['series_distributions', 'pipeline'], ['meio_results', 'pipeline'],
+  ['meio_group_results', 'pipeline'], ['eoq_results', 'pipeline'], ['exception_log', 'pipeline'],
+  ['supply_runs', 'run'], ['supply_orders', 'run'], ['supply_pegging', 'run'], ['supply_plans', 'run'], ['supply_indirect', 'run'],
+  ['supply_exceptions', 'run'], ['supply_capacity_used', 'run'], ['allocation_runs', 'run'], ['allocation_results', 'run'],
+];
+
+export interface VersionRow {
+  id: number;
+  pipeline_id: number;
+  scenario_id: number | null;
+  archive_date: string;
+  snapshot_ts: string;
+  created_by: string | null;
+  comment: string | null;
+  frozen: boolean;
+  pinned: boolean;
+  parent_archive_date: string | null;
+  replaced_archive_date: string | null;
+  row_count_total: number;
+  table_counts: Record<string, number>;
+  kpi_fill_rate: number | null;
+  kpi_inventory_value: number | null;
+  kpi_shortage_qty: number | null;
+  kpi_forecast_mase: number | null;
+  kpi_series: number | null;
+  job_id: string | null;
+  source: string;
+}
+
+const COLUMNS = sql.fragment`id, pipeline_id, scenario_id, to_char(archive_date, 'YYYY-MM-DD') AS archive_date, snapshot_ts, created_by, comment, frozen,
+  pinned, to_char(parent_archive_date, 'YYYY-MM-DD') AS parent_archive_date, to_char(replaced_archive_date, 'YYYY-MM-DD') AS replaced_archive_date,
+  row_count_total::float8 AS row_count_total, table_counts, kpi_fill_rate, kpi_inventory_value, kpi_shortage_qty, kpi_forecast_mase, kpi_series, job_id, source`;
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Freeze rule 2: a replay override (the environment's PLANNING_DATE_OVERRIDE, passed in by the caller), the
+ * pipeline's stored planning date, the tenant-wide one stored under pipeline id −1, else today (UTC).
+ */
+export async function effectivePlanningDate(tx: Tx, pipelineId: number, override: string | null | undefined): Promise<{ date: string; source: 'override' | 'pipeline' | 'global' | 'today' }> {
+  if (override && ISO_DATE.test(override)) return { date: override, source: 'override' };
+  const rows = (await tx.any(sql.unsafe`
+    SELECT pipeline_id, to_char(planning_date, 'YYYY-MM-DD') AS planning_date FROM pipeline_planning_dates WHERE pipeline_id IN (${pipelineId}, -1)`)) as ReadonlyArray<{ pipeline_id: number; planning_date: string }>;
+  const own = rows.find((r) => r.pipeline_id === pipelineId);
+  if (own) return { date: own.planning_date, source: 'pipeline' };
+  const global = rows.find((r) => r.pipeline_id === -1);
+  if (global) return { date: global.planning_date, source: 'global' };
+  return { date: new Date().toISOString().slice(0, 10), source: 'today' };
+}
+
+/** Freeze rule 1: the Monday of the date's week. */
+export function mondayOf(date: string): string {
+  const t = Date.parse(`${date}T00:00:00Z`);
+  const dow = (new Date(t).getUTCDay() + 6) % 7;
+  return new Date(t - dow * 86_400_000).toISOString().slice(0, 10);
+}
+
+export async function getPlanningDates(tx: Tx, pipelineId: number): Promise<{ pipeline: string | null; global: string | null }> {
+  const rows = (await tx.any(sql.unsafe`
+    SELECT pipeline_id, to_char(planning_date, 'YYYY-MM-DD') AS d FROM pipeline_planning_dates WHERE pipeline_id IN (${pipelineId}, -1)`)) as ReadonlyArray<{ pipeline_id: number; d: string }>;
+  return { pipeline: rows.find((r) => r.pipeline_id === pipelineId)?.d ?? null, global: rows.find((r) => r.pipeline_id === -1)?.d ?? null };
+}
+
+export async function setPlanningDate(tx: Tx, pipelineId: number, date: string | null, by: string | null): Promise<void> {
+  if (date === null) {
+    await tx.query(sql.unsafe`DELETE FROM pipeline_planning_dates WHERE pipeline_id = ${pipelineId}`);
+    return;
+  }
+  await tx.query(sql.unsafe`
+    INSERT INTO pipeline_planning_dates (pipeline_id, planning_date, updated_by) VALUES (${pipelineId}, ${date}, ${by})
+    ON CONFLICT (pipeline_id) DO UPDATE SET planning_date = EXCLUDED.planning_date, updated_by = EXCLUDED.updated_by, updated_at = now()`);
+}
+
+export interface FreezeRequest {
+  pipelineId: number;
+  archiveDate: string;
+  comment: string | null;
+  pin: boolean;
+  createdBy: string | null;
+  jobId: string | null;
+  source: 'api' | 'schedule';
+}
+
+export interface FreezeOutcome {
+  version: VersionRow;
+  replaced_archive_date: string | null;
+}
+
+/**
+ * Freeze rules 3 and 4 in one transaction: two freezes of the same pipeline and week queue on an advisory lock; an
+ * un-pinned version of the week is dropped (its date becomes `replaced_archive_date`), pinned ones stay; the live rows
+ * are copied table by table (`onTable` runs between copies: the activity's heartbeat and kill check); on-hand stock is
+ * snapshotted under the archive date; the KPIs and counts are stored and the version marked frozen.
+ */
+export async function freezeVersion(tx: Tx, r: FreezeRequest, onTable: (table: string) => void = () => {}): Promise<FreezeOutcome> {
+  await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext(${`history:${r.pipelineId}:${r.archiveDate}`}))`);
+  const old = (await tx.maybeOne(sql.unsafe`
+    SELECT id, to_char(archive_date, 'YYYY-MM-DD') AS archive_date FROM history_versions
+    WHERE pipeline_id = ${r.pipelineId} AND archive_date = ${r.archiveDate} AND NOT pinned`)) as { id: number; archive_date: string } | null;
+  if (old) {
+    await tx.query(sql.unsafe`SELECT history_drop(${old.id})`);
+    await tx.query(sql.unsafe`DELETE FROM history_versions WHERE id = ${old.id}`);
+  }
+  const parent = (await tx.maybeOneFirst(sql.unsafe`
+    SELECT to_char(archive_date, 'YYYY-MM-DD') FROM history_versions WHERE pipeline_id = ${r.pipelineId} AND frozen
+    ORDER BY snapshot_ts DESC, id DESC LIMIT 1`)) as string | null;
+  const id = (await tx.oneFirst(sql.unsafe`
+    INSERT INTO history_versions (pipeline_id, scenario_id, archive_date, created_by, comment, pinned, parent_archive_date, replaced_archive_date, job_id, source)
+    VALUES (${r.pipelineId}, (SELECT forecast_scenario_id FROM scenario_pipelines WHERE id = ${r.pipelineId}), ${r.archiveDate}, ${r.createdBy}, ${r.comment},
+      ${r.pin}, ${parent}, ${old?.archive_date ?? null}, ${r.jobId}, ${r.source})
+    RETURNING id`)) as number;
+  // the supply runs a version holds: the newest completed run of each supply scenario of the pipeline
+  const runs = (await tx.anyFirst(sql.unsafe`
+    SELECT DISTINCT ON (scenario_id) run_id FROM supply_runs WHERE pipeline_id = ${r.pipelineId} AND status = 'completed'
+    ORDER BY scenario_id, started_at DESC, run_id DESC`)) as readonly string[];
+  const allocationRuns = runs.length
+    ? ((await tx.anyFirst(sql.unsafe`
+        SELECT DISTINCT ON (supply_run_id) run_id FROM allocation_runs WHERE supply_run_id = ANY(${sql.array(runs, 'text')}) AND status = 'completed'
+        ORDER BY supply_run_id, started_at DESC`)) as readonly string[])
+    : [];
+  const counts: Record<string, number> = {};
+  for (const [table, scope] of HISTORY_TABLES) {
+    onTable(table);
+    const ids = table.startsWith('allocation_') ? allocationRuns : runs;
+    counts[table] = Number(await tx.oneFirst(sql.unsafe`
+      SELECT history_copy(${table}, ${id}, ${r.archiveDate}::date, ${scope}, ${r.pipelineId}, ${sql.array(ids, 'text')}::text[])`));
+  }
+  onTable('on_hand');
+  await tx.query(sql.unsafe`DELETE FROM history_on_hand WHERE archive_date = ${r.archiveDate}`);
+  counts.on_hand = (await tx.query(sql.unsafe`
+    INSERT INTO history_on_hand (archive_date, item_id, site_id, on_hand) SELECT ${r.archiveDate}, item_id, site_id, on_hand FROM item_site`)).rowCount;
+  const kpis = (await tx.one(sql.unsafe`
+    SELECT
+      (SELECT (kpis->>'projected_fill_rate')::float8 FROM supply_runs WHERE run_id = ANY(${sql.array(runs, 'text')}) ORDER BY (scenario_id = (SELECT id FROM supply_scenarios WHERE is_default)) DESC, started_at DESC LIMIT 1) AS fill_rate,
+      (SELECT (kpis->>'avg_inventory_value')::float8 FROM supply_runs WHERE run_id = ANY(${sql.array(runs, 'text')}) ORDER BY (scenario_id = (SELECT id FROM supply_scenarios WHERE is_default)) DESC, started_at DESC LIMIT 1) AS inventory_value,
+      (SELECT (kpis->>'shortage_qty')::float8 FROM supply_runs WHERE run_id = ANY(${sql.array(runs, 'text')}) ORDER BY (scenario_id = (SELECT id FROM supply_scenarios WHERE is_default)) DESC, started_at DESC LIMIT 1) AS shortage_qty,
+      (SELECT avg(best_score)::float8 FROM series_best_method WHERE pipeline_id = ${r.pipelineId} AND metric = 'mase' AND best_score IS NOT NULL) AS forecast_mase,
+      (SELECT count(*)::int FROM series_best_method WHERE pipeline_id = ${r.pipelineId}) AS series`)) as { fill_rate: number | null; inventory_value: number | null; shortage_qty: number | null; forecast_mase: number | null; series: number };
+  const total = Object.values(counts).reduce((n, c) => n + c, 0);
+  await tx.query(sql.unsafe`
+    UPDATE history_versions SET frozen = true, table_counts = ${sql.jsonb(counts)}, row_count_total = ${total}, kpi_fill_rate = ${kpis.fill_rate},
+      kpi_inventory_value = ${kpis.inventory_value}, kpi_shortage_qty = ${kpis.shortage_qty}, kpi_forecast_mase = ${kpis.forecast_mase}, kpi_series = ${kpis.series}
+    WHERE id = ${id}`);
+  return { version: (await getVersionById(tx, id))!, replaced_archive_date: old?.archive_date ?? null };
+}
+
+export async function getVersionById(tx: Tx, id: number): Promise<VersionRow | null> {
+  return (await tx.maybeOne(sql.unsafe`SELECT ${COLUMNS} FROM history_versions WHERE id = ${id}`)) as VersionRow | null;
+}
+
+/**
+ * The version of a pipeline for an archive date: the un-pinned one when there is one (the week's current version),
+ * else the newest pinned one.
+ */
+export async function getVersion(tx: Tx, pipelineId: number, archiveDate: string): Promise<VersionRow | null> {
+  return (await tx.maybeOne(sql.unsafe`
+    SELECT ${COLUMNS} FROM history_versions WHERE pipeline_id = ${pipelineId} AND archive_date = ${archiveDate}
+    ORDER BY pinned, snapshot_ts DESC, id DESC LIMIT 1`)) as VersionRow | null;
+}
+
+/** Freeze rule 6: the newest frozen archive date of the pipeline, null when it has none (readers then use live data). */
+export async function latestFrozenVersion(tx: Tx, pipelineId: number): Promise<VersionRow | null> {
+  return (await tx.maybeOne(sql.unsafe`
+    SELECT ${COLUMNS} FROM history_versions WHERE pipeline_id = ${pipelineId} AND frozen
+    ORDER BY archive_date DESC, pinned, snapshot_ts DESC, id DESC LIMIT 1`)) as VersionRow | null;
+}
+
+export async function listVersions(
+  tx: Tx, pipelineId: number, f: { frozen_only?: boolean; from?: string; to?: string }, skip: number, limit: number,
+): Promise<{ rows: VersionRow[]; total: number }> {
+  const where = [sql.fragment`pipeline_id = ${pipelineId}`];
+  if (f.frozen_only) where.push(sql.fragment`frozen`);
+  if (f.from) where.push(sql.fragment`archive_date >= ${f.from}`);
+  if (f.to) where.push(sql.fragment`archive_date <= ${f.to}`);
+  const w = sql.join(where, sql.fragment` AND `);
+  const total = (await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM history_versions WHERE ${w}`)) as number;
+  const rows = (await tx.any(sql.unsafe`
+    SELECT ${COLUMNS} FROM history_versions WHERE ${w} ORDER BY archive_date DESC, pinned, snapshot_ts DESC, id DESC OFFSET ${skip} LIMIT ${limit}`)) as readonly VersionRow[];
+  return { rows: [...rows], total };
+}
+
+export async function updateVersion(tx: Tx, id: number, c: { comment?: string | null; pinned?: boolean }): Promise<void> {
+  const sets = [sql.fragment`id = id`];
+  if (c.comment !== undefined) sets.push(sql.fragment`comment = ${c.comment}`);
+  if (c.pinned !== undefined) sets.push(sql.fragment`pinned = ${c.pinned}`);
+  await tx.query(sql.unsafe`UPDATE history_versions SET ${sql.join(sets, sql.fragment`, `)} WHERE id = ${id}`);
+}
+
+/** Another un-pinned version of the same pipeline and week (un-pinning this one would make two). */
+export async function unpinnedTwin(tx: Tx, v: VersionRow): Promise<VersionRow | null> {
+  return (await tx.maybeOne(sql.unsafe`
+    SELECT ${COLUMNS} FROM history_versions WHERE pipeline_id = ${v.pipeline_id} AND archive_date = ${v.archive_date} AND NOT pinned AND id <> ${v.id}`)) as VersionRow | null;
+}
+
+export async function deleteVersion(tx: Tx, id: number): Promise<void> {
+  await tx.query(sql.unsafe`SELECT history_drop(${id})`);
+  await tx.query(sql.unsafe`DELETE FROM history_versions WHERE id = ${id}`);
+}
+
+export interface HistorySettings {
+  pipeline_id: number;
+  retention_versions: number;
+  retention_min_age_days: number;
+  schedule_timezone: string;
+  schedule_hour: number;
+}
+
+export async function historySettings(tx: Tx, pipelineId: number): Promise<HistorySettings> {
+  const row = (await tx.maybeOne(sql.unsafe`
+    SELECT pipeline_id, retention_versions, retention_min_age_days, schedule_timezone, schedule_hour FROM history_settings WHERE pipeline_id = ${pipelineId}`)) as HistorySettings | null;
+  return row ?? { pipeline_id: pipelineId, retention_versions: 52, retention_min_age_days: 0, schedule_timezone: 'UTC', schedule_hour: 6 };
+}
+
+export async function saveHistorySettings(tx: Tx, s: HistorySettings, by: string | null): Promise<void> {
+  await tx.query(sql.unsafe`
+    INSERT INTO history_settings (pipeline_id, retention_versions, retention_min_age_days, schedule_timezone, schedule_hour, updated_by)
+    VALUES (${s.pipeline_id}, ${s.retention_versions}, ${s.retention_min_age_days}, ${s.schedule_timezone}, ${s.schedule_hour}, ${by})
+    ON CONFLICT (pipeline_id) DO UPDATE SET retention_versions = EXCLUDED.retention_versions, retention_min_age_days = EXCLUDED.retention_min_age_days,
+      schedule_timezone = EXCLUDED.schedule_timezone, schedule_hour = EXCLUDED.schedule_hour, updated_by = EXCLUDED.updated_by, updated_at = now()`);
+}
+
+/**
+ * Retention (§8, §9): of the pipeline's un-pinned versions, those beyond the newest `retention_versions` and older than
+ * `retention_min_age_days` are deleted; pinned versions never are. Returns the archive dates deleted.
+ */
+export async function applyRetention(tx: Tx, pipelineId: number): Promise<string[]> {
+  const s = await historySettings(tx, pipelineId);
+  const doomed = (await tx.any(sql.unsafe`
+    SELECT id, to_char(archive_date, 'YYYY-MM-DD') AS archive_date FROM (
+      SELECT id, archive_date, snapshot_ts, row_number() OVER (ORDER BY archive_date DESC, snapshot_ts DESC, id DESC) AS n
+      FROM history_versions WHERE pipeline_id = ${pipelineId} AND NOT pinned AND frozen
+    ) v
+    WHERE v.n > ${s.retention_versions} AND v.snapshot_ts < now() - make_interval(days => ${s.retention_min_age_days})
+    ORDER BY archive_date`)) as ReadonlyArray<{ id: number; archive_date: string }>;
+  for (const d of doomed) await deleteVersion(tx, d.id);
+  return doomed.map((d) => d.archive_date);
+}
