@@ -507,20 +507,22 @@ function meioTarget(seed: number): Target {
   let skus = 0;
   let items = 0;
   let gsm = 0;
+  let metric = 0;
   let below = 0;
   const t0 = performance.now();
   for (const n of networks) {
     const r = planItemNetwork(n.sites, n.routes);
     skus += r.skus.length;
     items++;
-    if (r.skus[0]?.echelonModel === 'gsm') gsm++;
+    if (r.group.echelonModel === 'gsm') gsm++;
+    if (r.group.echelonModel === 'metric') metric++;
     below += r.skus.filter((s) => !s.meetsTarget).length;
     if (skus >= 10_000) break;
   }
   const seconds = (performance.now() - t0) / 1000;
   return {
     what: `planItemNetwork, ${int(skus)} SKU-sites`,
-    detail: `${int(items)} items of the demo network (${shape}), ${fixed(skus / items, 1)} SKU-sites per item, ${int(gsm)} items placed by GSM, ${int(below)} SKU-sites below target`,
+    detail: `${int(items)} items of the demo network (${shape}), ${fixed(skus / items, 1)} SKU-sites per item, ${int(gsm)} items placed by GSM, ${int(metric)} repairables planned with VARI-METRIC, ${int(below)} SKU-sites below target`,
     seconds,
     limit: null,
     rate: `${int(skus / seconds)} SKU-sites/s`,

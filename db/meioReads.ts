@@ -36,8 +36,8 @@ export async function meioResults(tx: Tx, f: MeioResultFilter, page: { skip: num
 export async function meioGroupResults(tx: Tx, f: MeioResultFilter, page: { skip: number; limit: number }): Promise<{ rows: Record<string, unknown>[]; total: number }> {
   const w = where({ pipelineId: f.pipelineId, scenarioId: f.scenarioId, itemId: f.itemId, meetsTarget: f.meetsTarget });
   const rows = await tx.any(sql.unsafe`
-    SELECT r.item_id, i.xuid AS item_xuid, i.name AS item_name, r.n_skus, r.target_service, r.expected_fill_rate, r.investment, r.meets_target, r.curve,
-      r.curve_investment, r.weekly_demand, r.budget_cap
+    SELECT r.item_id, i.xuid AS item_xuid, i.name AS item_name, r.n_skus, r.echelon_model, r.target_service, r.expected_fill_rate, r.expected_backorders,
+      r.investment, r.meets_target, r.curve, r.curve_investment, r.weekly_demand, r.budget_cap
     FROM meio_group_results r JOIN items i ON i.id = r.item_id WHERE ${w} ORDER BY r.item_id LIMIT ${page.limit} OFFSET ${page.skip}`);
   const total = (await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM meio_group_results r WHERE ${w}`)) as number;
   return { rows: [...rows] as Record<string, unknown>[], total };
@@ -118,7 +118,7 @@ export async function networkNodes(tx: Tx, itemId: number, siteIds: readonly num
       (SELECT avg(v)::float8 FROM series_best_method b JOIN forecast_results f ON f.pipeline_id = b.pipeline_id AND f.item_id = b.item_id
          AND f.site_id = b.site_id AND f.method = b.best_method, unnest(f.yhat) v
        WHERE b.pipeline_id = ${pipelineId} AND b.item_id = ${itemId} AND b.site_id = s.id) AS forecast_weekly_mean,
-      r.safety_stock AS meio_safety_stock, r.reorder_point, r.target_service, r.expected_fill_rate
+      r.safety_stock AS meio_safety_stock, r.reorder_point, r.target_service, r.expected_fill_rate, r.echelon_model
     FROM sites s
     LEFT JOIN item_site x ON x.item_id = ${itemId} AND x.site_id = s.id
     LEFT JOIN meio_results r ON r.pipeline_id = ${pipelineId} AND r.scenario_id = ${scenarioId ?? 0} AND r.item_id = ${itemId} AND r.site_id = s.id

@@ -139,13 +139,14 @@ export async function replaceMeioResults(
   if (groups.length) {
     await tx.query(sql.unsafe`
       INSERT INTO meio_group_results (pipeline_id, scenario_id, item_id, n_skus, target_service, expected_fill_rate, investment, meets_target, curve,
-        curve_investment, weekly_demand, budget_cap, job_id)
+        curve_investment, weekly_demand, budget_cap, echelon_model, expected_backorders, job_id)
       SELECT ${pipelineId}, ${scenarioId}, u.item_id, u.n_skus, u.target_service, u.expected_fill_rate, u.investment, u.meets_target, u.curve::jsonb,
-        u.curve_investment, u.weekly_demand, u.budget_cap, ${jobId}
+        u.curve_investment, u.weekly_demand, u.budget_cap, u.echelon_model, u.expected_backorders, ${jobId}
       FROM ${sql.unnest(groups.map(({ itemId, g, cap }) => [itemId, g.nSkus, g.targetService, g.expectedFillRate, g.investment, g.meetsTarget, JSON.stringify(g.curve),
-        g.curveInvestment, g.weeklyDemand, cap ?? null]),
-        ['int4', 'int4', 'float8', 'float8', 'float8', 'bool', 'text', 'float8', 'float8', 'float8'])}
-        AS u(item_id, n_skus, target_service, expected_fill_rate, investment, meets_target, curve, curve_investment, weekly_demand, budget_cap)`);
+        g.curveInvestment, g.weeklyDemand, cap ?? null, g.echelonModel, g.expectedBackorders]),
+        ['int4', 'int4', 'float8', 'float8', 'float8', 'bool', 'text', 'float8', 'float8', 'float8', 'text', 'float8'])}
+        AS u(item_id, n_skus, target_service, expected_fill_rate, investment, meets_target, curve, curve_investment, weekly_demand, budget_cap,
+          echelon_model, expected_backorders)`);
   }
   return skus.length;
 }

@@ -98,7 +98,8 @@ async function applyBudget(tx: Tx, jobId: string, pipelineId: number, scenarioId
 
 /**
  * The meio step: per item across its network of sites, the safety-stock placement, the exact policy of every
- * stocking site and the item's service-versus-investment curve (domain/inventory/meio.ts); then a scenario budget,
+ * stocking site and the item's service-versus-investment curve (domain/inventory/meio.ts), or for a repairable item
+ * (failed units coming back along RETURN/REPAIR routes) VARI-METRIC's base stocks and curve; then a scenario budget,
  * if any, shared out over the items. Chunks hold whole items.
  */
 export const meioStep: SeriesStepHandler = {
@@ -115,7 +116,9 @@ export const meioStep: SeriesStepHandler = {
     });
     const rows = await replaceMeioResults(run.tx, pipelineId, scenarioId, itemIds, planned.skus, planned.groups, run.jobId);
     const missed = planned.skus.filter((s) => !s.r.meetsTarget).length;
-    return { rows, note: `scenario ${scenarioId}: ${itemIds.length} items, ${rows} SKU-sites, ${missed} below target${planned.cycles.length ? `; skipped ${planned.cycles.join('; ')}` : ''}` };
+    const repairable = planned.groups.filter((g) => g.g.echelonModel === 'metric').length;
+    const metric = repairable ? `, ${repairable} repairable ${repairable === 1 ? 'item' : 'items'} planned with METRIC` : '';
+    return { rows, note: `scenario ${scenarioId}: ${itemIds.length} items, ${rows} SKU-sites, ${missed} below target${metric}${planned.cycles.length ? `; skipped ${planned.cycles.join('; ')}` : ''}` };
   },
   async finalize(run) {
     const scenarioId = await scenarioOf(run);

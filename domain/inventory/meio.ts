@@ -6,6 +6,11 @@
  *
  * Demand at a site feeds the site that supplies it (its preferred inbound supply route), so an internal site sees the
  * pooled demand of everything below it (means and variances add: sites' demands are taken as independent).
+ *
+ * An item whose failed units come back (a demand site with a RETURN or REPAIR route that leads back into its supply
+ * chain, repairLoops.ts) is a repairable: its spares circulate instead of being consumed, so it is planned with
+ * VARI-METRIC instead (metricTree.ts): one-for-one base stock at every stocking site, Sherbrooke's curve of
+ * investment against the customers' expected backorders, and its first point that meets the group target.
  */
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import { discreteDistribution, negativeBinomialPmf, poissonPmf } from './discrete';
@@ -13,7 +18,10 @@ import { eoqConstrained } from './eoq';
 import { solveGsm, type GsmStage } from './gsm';
 import { leadTimeDemand, normalDistribution, periodMoments, type DemandDistribution, type LeadTimeDemand } from './leadTimeDemand';
 import { curvePoint, levelsAt, pickByBudget, pickByTarget, traceCurve, type MarginalSku } from './marginalAnalysis';
+import type { MetricMethod } from './metric';
+import { evaluateMetricTree, metricTreeCurve, type MetricStream, type MetricTree, type MetricTreeOptions } from './metricTree';
 import { buildRouteGraph, detectCycle, formatCycle, SUPPLY_ROUTE_TYPES, topologicalOrder } from './network';
+import { preferredReverseRoutes, repairLoop, type RepairLoop } from './repairLoops';
 import { evaluateRQ, reorderPointForCycleService, reorderPointForFillRate } from './rq';
 import type { Policy, ServiceType } from './serviceTargets';
 
@@ -57,6 +65,10 @@ export interface MeioOptions {
   budget?: number | null;
   /** the greedy walks until this much above the target to draw the curve's upper end (default 0.005) */
   curveHeadroom?: number;
+  /** how a repairable item's pipelines are modelled (default vari-metric) */
+  metricMethod?: MetricMethod;
+  /** how far the METRIC search goes on large pipelines (metricTree.ts defaults) */
+  metricSearch?: Omit<MetricTreeOptions, 'method'>;
 }
 
 export type DiagnosticCode = 'no_distribution' | 'no_route' | 'no_unit_cost' | 'budget' | 'long_lead_time' | 'group_allocation' | 'pass_through';
@@ -66,13 +78,23 @@ export interface Diagnostic {
   detail: string;
 }
 
+/** single: one stocking site; gsm: safety stock placed by the guaranteed-service model; metric: a repairable item (VARI-METRIC) */
+export type EchelonModel = 'single' | 'gsm' | 'metric';
+
+export interface CurvePointOut {
+  investment: number;
+  fill_rate: number;
+  /** the customers' expected backorders at the point (METRIC curves) */
+  expected_backorders?: number;
+}
+
 export interface MeioSkuResult {
   siteId: number;
   policy: Policy;
   serviceType: ServiceType;
   targetService: number;
   targetSource: string;
-  echelonModel: 'single' | 'gsm';
+  echelonModel: EchelonModel;
   distributionType: string | null;
   weeklyMean: number | null;
   weeklyStd: number | null;
@@ -101,11 +123,17 @@ export interface MeioGroupResult {
   expectedFillRate: number | null;
   investment: number;
   meetsTarget: boolean;
-  curve: Array<{ investment: number; fill_rate: number }>;
-  /** the chosen point's investment on the curve (the demand sites' stock), what a portfolio budget is shared out in */
+  curve: CurvePointOut[];
+  /**
+   * the chosen point's investment on the curve (the demand sites' stock; for METRIC every site's spares), what a
+   * portfolio budget is shared out in
+   */
   curveInvestment: number | null;
   /** mean weekly demand of the demand sites on the curve: the weight of the item's fill rate in a portfolio */
   weeklyDemand: number;
+  echelonModel: EchelonModel;
+  /** METRIC: units owed to the item's customers at the chosen point, what its curve trades against investment */
+  expectedBackorders: number | null;
 }
 
 export class NetworkCycleError extends Error {}
@@ -209,8 +237,18 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
     stocked.push({ site, parts, leadTime, upstream: route ? route.from : null });
   }
 
-  // safety-stock placement: GSM decides the net lead time each stocking site covers when stock passes through several
   const stockedIds = new Set(stocked.map((s) => s.site.siteId));
+  const reverse = preferredReverseRoutes(routes.filter((r) => byId.has(r.from) && byId.has(r.to)));
+  if (reverse.size) {
+    const loops = new Map<number, RepairLoop | null>();
+    for (const s of stocked) if (ownRate(s.site) > 0) loops.set(s.site.siteId, repairLoop(s.site.siteId, reverse, inbound, supply, stockedIds));
+    if ([...loops.values()].some(Boolean)) {
+      const planned = planRepairable(stocked, loops, diagnostics, options);
+      return finish(sites, planned.skus, planned.group, diagnostics, 'metric');
+    }
+  }
+
+  // safety-stock placement: GSM decides the net lead time each stocking site covers when stock passes through several
   const arcs = stocked.filter((s) => s.upstream !== null && stockedIds.has(s.upstream)).map((s) => ({ from: s.upstream!, to: s.site.siteId }));
   const netLeadTime = new Map<number, number>(stocked.map((s) => [s.site.siteId, s.leadTime]));
   const multiEchelon = arcs.length > 0;
@@ -255,7 +293,11 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
   // the group: the item's demand sites, scored by demand-weighted service; the greedy buys the cheapest service first
   const demandSites = planned.filter((p) => p.s.site.hasSeries && p.s.site.demand && p.weeklyMean > 0 && p.ltd.kind === 'discrete');
   const weightTotal = demandSites.reduce((n, p) => n + periodMoments(p.s.site.demand!).mean, 0);
-  let group: MeioGroupResult = { nSkus: planned.length, targetService: null, expectedFillRate: null, investment: 0, meetsTarget: true, curve: [], curveInvestment: null, weeklyDemand: 0 };
+  const echelonModel: EchelonModel = multiEchelon ? 'gsm' : 'single';
+  let group: MeioGroupResult = {
+    nSkus: planned.length, targetService: null, expectedFillRate: null, investment: 0, meetsTarget: true, curve: [], curveInvestment: null, weeklyDemand: 0,
+    echelonModel, expectedBackorders: null,
+  };
   if (demandSites.length > 0 && weightTotal > 0) {
     const weights = demandSites.map((p) => periodMoments(p.s.site.demand!).mean / weightTotal);
     const serviceOf = (p: Planned, r: number) => (p.s.site.target.service_type === 'fill_rate' ? evaluateRQ(p.ltd, r, p.Q).fillRate : p.ltd.cdf(r));
@@ -297,7 +339,10 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
     const points: Array<{ investment: number; fill_rate: number }> = [];
     for (let k = 0; k < curve.length; k += step) points.push({ investment: curve.investment[k], fill_rate: curve.score[k] });
     if ((curve.length - 1) % step !== 0) points.push({ investment: curve.investment[curve.length - 1], fill_rate: curve.score[curve.length - 1] });
-    group = { nSkus: planned.length, targetService: target, expectedFillRate: pick.score, investment: 0, meetsTarget: pick.score + 1e-9 >= target, curve: points, curveInvestment: pick.investment, weeklyDemand: weightTotal };
+    group = {
+      nSkus: planned.length, targetService: target, expectedFillRate: pick.score, investment: 0, meetsTarget: pick.score + 1e-9 >= target, curve: points,
+      curveInvestment: pick.investment, weeklyDemand: weightTotal, echelonModel, expectedBackorders: null,
+    };
   }
 
   const results: MeioSkuResult[] = [];
@@ -308,7 +353,7 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
     const isBase = t.policy === 'base_stock';
     results.push({
       siteId: p.s.site.siteId, policy: t.policy, serviceType: t.service_type, targetService: t.target_service, targetSource: t.source,
-      echelonModel: multiEchelon ? 'gsm' : 'single',
+      echelonModel,
       distributionType: p.s.parts.length === 1 ? p.s.parts[0].type : 'pooled',
       weeklyMean: p.weeklyMean, weeklyStd: p.weeklyStd,
       leadTimeWeeks: p.s.leadTime, netLeadTimeWeeks: netLeadTime.get(p.s.site.siteId)!, reviewPeriodWeeks: t.policy === 'rQ' ? 0 : t.review_period_weeks,
@@ -323,15 +368,21 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
       diagnostics: diagnostics.get(p.s.site.siteId)!,
     });
   }
+  return finish(sites, results, group, diagnostics, echelonModel);
+}
+
+/** Rows for the sites that could not be planned, the order of the rows and the group's totals. */
+function finish(sites: readonly MeioSite[], results: MeioSkuResult[], group: MeioGroupResult, diagnostics: Map<number, Diagnostic[]>, echelonModel: EchelonModel): { skus: MeioSkuResult[]; group: MeioGroupResult } {
+  const planned = new Set(results.map((r) => r.siteId));
   // sites with demand that could not be planned still get a row that says why
   for (const s of sites) {
-    if (planned.some((p) => p.s.site.siteId === s.siteId)) continue;
+    if (planned.has(s.siteId)) continue;
     const d = diagnostics.get(s.siteId)!;
     if (!s.hasSeries && !d.length) continue;
     const m = s.demand ? periodMoments(s.demand) : null;
     results.push({
       siteId: s.siteId, policy: s.target.policy, serviceType: s.target.service_type, targetService: s.target.target_service, targetSource: s.target.source,
-      echelonModel: multiEchelon ? 'gsm' : 'single', distributionType: s.demand?.type ?? null, weeklyMean: m?.mean ?? null, weeklyStd: m ? Math.sqrt(m.variance) : null,
+      echelonModel, distributionType: s.demand?.type ?? null, weeklyMean: m?.mean ?? null, weeklyStd: m ? Math.sqrt(m.variance) : null,
       leadTimeWeeks: s.masterLeadTime, netLeadTimeWeeks: null, reviewPeriodWeeks: s.target.review_period_weeks, ltdMean: null, ltdStd: null,
       orderQty: null, reorderPoint: null, orderUpTo: null, safetyStock: null, expectedFillRate: null, expectedCsl: null, expectedBackorders: null,
       expectedOnHand: null, unitCost: s.unitCost, investment: null, meetsTarget: false, diagnostics: d,
@@ -347,4 +398,120 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
     group.meetsTarget = results.every((r) => r.meetsTarget || !r.weeklyMean);
   }
   return { skus: results, group };
+}
+
+/** Failures per week at the site itself: the mean of its own fitted demand (METRIC takes them as Poisson). */
+function ownRate(site: MeioSite): number {
+  return site.hasSeries && site.demand ? periodMoments(site.demand).mean : 0;
+}
+
+/**
+ * A repairable item: the stocking sites form METRIC's tree (each under the stocking site that supplies it), every
+ * demand site's failures are one stream that lands where its repair loop brings the unit back (or, without a loop,
+ * at the root, bought anew over the root's lead time), and the point of Sherbrooke's curve that first meets the
+ * demand-weighted target (or the last within the budget) gives every site its base stock.
+ */
+function planRepairable(stocked: readonly Stocked[], loops: ReadonlyMap<number, RepairLoop | null>, diagnostics: Map<number, Diagnostic[]>, options: MeioOptions): { skus: MeioSkuResult[]; group: MeioGroupResult } {
+  const method = options.metricMethod ?? 'vari-metric';
+  const index = new Map(stocked.map((s, i) => [s.site.siteId, i]));
+  const tree: MetricTree = {
+    nodes: stocked.map((s) => ({
+      parent: s.upstream !== null && index.has(s.upstream) ? index.get(s.upstream)! : null,
+      unitCost: s.site.unitCost,
+      transitTime: s.leadTime,
+      minFillRate: s.site.target.source === 'override' ? s.site.target.target_service : null,
+    })),
+    streams: [],
+  };
+  const rootOf = (i: number): number => {
+    for (let p = tree.nodes[i].parent; p !== null; p = tree.nodes[i].parent) i = p;
+    return i;
+  };
+  const streams: MetricStream[] = [];
+  stocked.forEach((s, i) => {
+    const rate = ownRate(s.site);
+    if (!(rate > 0)) return;
+    const loop = loops.get(s.site.siteId);
+    const root = rootOf(i);
+    const varianceToMean = periodMoments(s.site.demand!).variance / rate;
+    streams.push(loop ? { origin: i, landing: index.get(loop.landing)!, rate, time: loop.time, varianceToMean } : { origin: i, landing: root, rate, time: stocked[root].leadTime, varianceToMean });
+  });
+  tree.streams = streams;
+
+  const weightTotal = streams.reduce((n, x) => n + x.rate, 0);
+  const target = streams.reduce((n, x) => n + (x.rate / weightTotal) * stocked[x.origin].site.target.target_service, 0);
+  const curve = metricTreeCurve(tree, { ...options.metricSearch, method });
+  let pick = curve.length - 1;
+  for (let k = 0; k < curve.length; k++) {
+    if (curve.fillRate[k] + 1e-12 >= target) {
+      pick = k;
+      break;
+    }
+  }
+  let budgetBinds = false;
+  if (options.budget != null) {
+    let within = -1;
+    for (let k = 0; k < curve.length && curve.investment[k] <= options.budget + 1e-9; k++) within = k;
+    if (within >= 0 && within < pick) {
+      pick = within;
+      budgetBinds = true;
+    }
+  }
+  const levels = curve.levelsAt(pick);
+  const ev = evaluateMetricTree(tree, levels, method);
+
+  const skus = stocked.map((s, i): MeioSkuResult => {
+    const t = s.site.target;
+    const st = ev.nodes[i];
+    const S = levels[i];
+    const own = diagnostics.get(s.site.siteId)!;
+    if (!(s.site.unitCost > 0)) own.push({ code: 'no_unit_cost', detail: 'no unit cost: its spares cost the optimiser nothing, so it stocks them fully, and the investment is zero' });
+    if (st.ownRate > 0) {
+      if (budgetBinds) own.push({ code: 'budget', detail: `the budget of ${options.budget} stops the optimiser at ${curve.investment[pick].toFixed(2)}` });
+      else if (st.fillRate + 1e-9 < t.target_service) own.push({ code: 'group_allocation', detail: `below its own target: the group target ${target.toFixed(4)} is met more cheaply by stock at other sites` });
+    }
+    return {
+      siteId: s.site.siteId, policy: 'base_stock', serviceType: t.service_type, targetService: t.target_service, targetSource: t.source,
+      echelonModel: 'metric',
+      distributionType: st.lambda > st.ownRate + 1e-12 ? 'pooled' : s.site.demand?.type ?? null,
+      weeklyMean: st.lambda, weeklyStd: Math.sqrt(method === 'metric' ? st.lambda : st.demandVariance),
+      leadTimeWeeks: s.leadTime, netLeadTimeWeeks: st.lambda > 0 ? st.pipeline.mean / st.lambda : 0, reviewPeriodWeeks: 0,
+      ltdMean: st.pipeline.mean, ltdStd: Math.sqrt(st.pipeline.variance),
+      orderQty: 1, reorderPoint: S - 1, orderUpTo: S, safetyStock: S - st.pipeline.mean,
+      expectedFillRate: st.fillRate, expectedCsl: st.fillRate, expectedBackorders: st.ebo, expectedOnHand: S - st.pipeline.mean + st.ebo,
+      unitCost: s.site.unitCost, investment: s.site.unitCost * S,
+      // a site without customers of its own serves only the sites below it, whose service the target is about
+      meetsTarget: st.ownRate > 0 ? st.fillRate + 1e-9 >= t.target_service : true,
+      diagnostics: own,
+    };
+  });
+
+  const headroom = options.curveHeadroom ?? 0.005;
+  let end = curve.length - 1;
+  for (let k = 0; k < curve.length; k++) {
+    if (curve.fillRate[k] >= Math.min(0.999999, target + headroom)) {
+      end = Math.max(k, pick);
+      break;
+    }
+  }
+  const step = Math.max(1, Math.floor((end + 1) / CURVE_POINTS));
+  const points: CurvePointOut[] = [];
+  const point = (k: number) => ({ investment: curve.investment[k], fill_rate: curve.fillRate[k], expected_backorders: curve.ebo[k] });
+  for (let k = 0; k <= end; k += step) {
+    // the chosen point is always on the stored curve, where a planner looks for it
+    if (pick < k && pick > k - step) points.push(point(pick));
+    points.push(point(k));
+  }
+  if (end % step !== 0) {
+    if (pick > end - (end % step)) points.push(point(pick));
+    if (pick !== end) points.push(point(end));
+  }
+  const fill = ev.fillRate ?? 0;
+  return {
+    skus,
+    group: {
+      nSkus: stocked.length, targetService: target, expectedFillRate: fill, investment: 0, meetsTarget: fill + 1e-9 >= target, curve: points,
+      curveInvestment: curve.investment[pick], weeklyDemand: weightTotal, echelonModel: 'metric', expectedBackorders: ev.totalEbo,
+    },
+  };
 }

@@ -12,7 +12,11 @@ export interface PipelineMoments {
   variance: number;
 }
 
-/** P(X = x) for x = 0..upTo: Poisson when variance ≤ mean, negative binomial otherwise. */
+/**
+ * P(X = x) for x = 0..upTo: Poisson when variance ≤ mean, negative binomial otherwise. Terms follow from p(0) by
+ * their ratio p(x+1)/p(x), kept on a scale that is reset before it overflows, so means in the thousands neither
+ * underflow exp(−mean) nor pay a log and an exp per term.
+ */
 export function pipelinePmf(d: PipelineMoments, upTo: number): Float64Array {
   const out = new Float64Array(upTo + 1);
   const { mean, variance } = d;
@@ -20,23 +24,20 @@ export function pipelinePmf(d: PipelineMoments, upTo: number): Float64Array {
     out[0] = 1;
     return out;
   }
-  if (variance <= mean * (1 + 1e-12)) {
-    // Log-space terms so means in the thousands do not underflow exp(−mean).
-    let logFact = 0;
-    const logMean = Math.log(mean);
-    for (let x = 0; x <= upTo; x++) {
-      if (x > 0) logFact += Math.log(x);
-      out[x] = Math.exp(-mean + x * logMean - logFact);
-    }
-    return out;
-  }
-  const p = mean / variance;
-  const r = (mean * mean) / (variance - mean);
-  let logTerm = r * Math.log(p);
-  const log1p = Math.log1p(-p);
+  const poisson = variance <= mean * (1 + 1e-12);
+  const p = poisson ? 1 : mean / variance;
+  const r = poisson ? 0 : (mean * mean) / (variance - mean);
+  let logScale = poisson ? -mean : r * Math.log(p);
+  let factor = Math.exp(logScale);
+  let q = 1;
   for (let x = 0; x <= upTo; x++) {
-    if (x > 0) logTerm += Math.log((x - 1 + r) / x) + log1p;
-    out[x] = Math.exp(logTerm);
+    out[x] = q * factor;
+    q *= poisson ? mean / (x + 1) : ((x + r) / (x + 1)) * (1 - p);
+    if (q > 1e250) {
+      q *= 1e-250;
+      logScale += 250 * Math.LN10;
+      factor = Math.exp(logScale);
+    }
   }
   return out;
 }

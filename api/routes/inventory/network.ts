@@ -58,7 +58,7 @@ export function registerInventoryNetworkRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/series/{unique_id}/io-network', tag: 'inventory',
     summary: 'The series\' item across its network of sites',
-    description: 'Nodes are the sites of the item\'s network (where it has series, and both ends of every route it may take) with stock on hand, the best method\'s mean weekly forecast, safety stock and reorder point from the MEIO scenario\'s latest run (else the item-site master safety stock), target service and expected fill rate; edges are the routes (type, lead time, priority). Roles: source (nothing supplies it), internal, demand (supplies no other site).',
+    description: 'Nodes are the sites of the item\'s network (where it has series, and both ends of every route it may take) with stock on hand, the best method\'s mean weekly forecast, safety stock and reorder point from the MEIO scenario\'s latest run (else the item-site master safety stock), target service, expected fill rate and the model that planned it (metric for a repairable item); edges are the routes (type, lead time, priority). Roles: source (nothing supplies it), internal, demand (supplies no other site).',
     params: seriesParams, query: s.ioNetworkQuery,
     responses: { 200: { description: 'network', schema: s.ioNetworkSchema }, ...errors(400, 403, 404) },
     handler: async (ctx, { params, query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
@@ -80,7 +80,7 @@ export function registerInventoryNetworkRoutes(table: RouteTable): void {
             role: into && out ? 'internal' : out ? 'source' : into ? 'demand' : 'isolated',
             has_series: n.has_series, on_hand: n.on_hand, forecast_weekly_mean: n.forecast_weekly_mean,
             safety_stock: n.meio_safety_stock ?? n.master_safety_stock ?? null, reorder_point: n.reorder_point ?? null,
-            target_service: n.target_service ?? null, expected_fill_rate: n.expected_fill_rate ?? null,
+            target_service: n.target_service ?? null, expected_fill_rate: n.expected_fill_rate ?? null, echelon_model: n.echelon_model ?? null,
           };
         }),
         edges: routes.map((r) => ({

@@ -9,8 +9,8 @@ import * as s from './schemas';
 
 const TYPE_INFO: Record<string, { category: 'replenishment' | 'reverse' | 'sourcing'; description: string }> = {
   REPLENISHMENT: { category: 'replenishment', description: 'stock replenished from an upstream site of the network (depot to base, DC to store)' },
-  RETURN: { category: 'reverse', description: 'returned parts travel back up the chain; not part of the supply graph' },
-  REPAIR: { category: 'reverse', description: 'repairable parts sent to a repair site; the loop METRIC models' },
+  RETURN: { category: 'reverse', description: 'failed or returned parts travel back up the chain; not part of the supply graph. A demand site whose parts come back into its supply chain this way makes the item a repairable, planned with METRIC by the meio step' },
+  REPAIR: { category: 'reverse', description: 'repairable parts sent to a repair site, the lead time counting the repair; the loop METRIC models' },
   BUY: { category: 'sourcing', description: 'purchase from an external supplier (the from site stands for the supplier)' },
   BUILD: { category: 'sourcing', description: 'production at the from site' },
   TRANSFER: { category: 'sourcing', description: 'transfer between sites of the network; downstream demand becomes indirect demand upstream' },

@@ -63,6 +63,7 @@ const node: JsonSchema = out({
   reorder_point: nullable({ type: 'number' }),
   target_service: nullable({ type: 'number' }),
   expected_fill_rate: nullable({ type: 'number' }),
+  echelon_model: nullable({ type: 'string', enum: ['single', 'gsm', 'metric'], description: 'the model of the latest meio result: metric for a repairable item planned on its RETURN/REPAIR loops' }),
 });
 
 const edge: JsonSchema = out({

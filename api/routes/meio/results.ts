@@ -21,9 +21,12 @@ const diagnostic: JsonSchema = out({ code: { type: 'string' }, detail: { type: '
 const skuResult: JsonSchema = out({
   unique_id: { type: 'string' }, item_id: { type: 'integer' }, site_id: { type: 'integer' },
   item_xuid: { type: 'string' }, item_name: { type: 'string' }, site_xuid: { type: 'string' }, site_name: { type: 'string' },
-  policy: { type: 'string', enum: ['rQ', 'sS', 'base_stock'] }, service_type: { type: 'string', enum: ['fill_rate', 'cycle_service'] },
+  policy: { type: 'string', enum: ['rQ', 'sS', 'base_stock'], description: 'base_stock at every site of a repairable (metric) item' }, service_type: { type: 'string', enum: ['fill_rate', 'cycle_service'] },
   target_service: { type: 'number' }, target_source: { type: 'string', description: 'scenario, segment:<id>, parameter_set:<id> or override' },
-  echelon_model: { type: 'string', enum: ['single', 'gsm'], description: 'gsm: the guaranteed-service model placed safety stock across the item\'s network' },
+  echelon_model: {
+    type: 'string', enum: ['single', 'gsm', 'metric'],
+    description: 'single: one stocking site; gsm: the guaranteed-service model placed safety stock across the item\'s network; metric: a repairable item (its failed units come back along RETURN/REPAIR routes), planned with VARI-METRIC: one-for-one base stock (order_up_to = S, reorder_point = S − 1, order_qty 1), ltd_mean/ltd_std the units in resupply, investment = unit_cost × S',
+  },
   distribution_type: nullable({ type: 'string', description: 'the fitted weekly demand family, or pooled for a site serving others' }),
   weekly_mean: nullable({ type: 'number' }), weekly_std: nullable({ type: 'number' }),
   lead_time_weeks: nullable({ type: 'number' }), net_lead_time_weeks: nullable({ type: 'number', description: 'the replenishment time the policy covers' }),
@@ -31,15 +34,23 @@ const skuResult: JsonSchema = out({
   order_qty: nullable({ type: 'number' }), reorder_point: nullable({ type: 'number' }), order_up_to: nullable({ type: 'number' }),
   safety_stock: nullable({ type: 'number' }), expected_fill_rate: nullable({ type: 'number' }), expected_csl: nullable({ type: 'number' }),
   expected_backorders: nullable({ type: 'number' }), expected_on_hand: nullable({ type: 'number' }),
-  unit_cost: nullable({ type: 'number' }), investment: nullable({ type: 'number', description: 'unit cost × expected on hand' }),
+  unit_cost: nullable({ type: 'number' }),
+  investment: nullable({ type: 'number', description: 'unit cost × expected on hand; for a metric site unit cost × base stock (every spare is owned: on the shelf, in transit or in repair)' }),
   meets_target: { type: 'boolean' }, diagnostics: { type: 'array', items: diagnostic },
 });
 const groupResult: JsonSchema = out({
   item_id: { type: 'integer' }, item_xuid: { type: 'string' }, item_name: { type: 'string' }, n_skus: { type: 'integer' },
+  echelon_model: nullable({ type: 'string', enum: ['single', 'gsm', 'metric'], description: 'the model that planned the item (null for rows of runs before it was recorded)' }),
   target_service: nullable({ type: 'number', description: 'demand-weighted target of the item\'s demand sites' }),
-  expected_fill_rate: nullable({ type: 'number' }), investment: { type: 'number' }, meets_target: { type: 'boolean' },
-  curve: { type: 'array', items: out({ investment: { type: 'number' }, fill_rate: { type: 'number' } }), description: 'the greedy optimiser\'s service-vs-investment curve, sampled' },
-  curve_investment: nullable({ type: 'number', description: 'the chosen point\'s investment on the curve (the demand sites\' stock)' }),
+  expected_fill_rate: nullable({ type: 'number' }),
+  expected_backorders: nullable({ type: 'number', description: 'metric: units owed to the item\'s customers at the chosen point, what METRIC minimises for the money; null otherwise' }),
+  investment: { type: 'number' }, meets_target: { type: 'boolean' },
+  curve: {
+    type: 'array',
+    items: out({ investment: { type: 'number' }, fill_rate: { type: 'number' }, expected_backorders: { type: 'number', description: 'metric curves: the customers\' expected backorders at the point' } }, ['investment', 'fill_rate']),
+    description: 'the service-vs-investment curve, sampled, cheapest first: the greedy optimiser\'s, or for a metric item Sherbrooke\'s efficient curve of investment against expected backorders (with the fill rate at each point), which includes the chosen point',
+  },
+  curve_investment: nullable({ type: 'number', description: 'the chosen point\'s investment on the curve (the demand sites\' stock; for a metric item every site\'s spares)' }),
   weekly_demand: { type: 'number', description: 'mean weekly demand of the demand sites: the item\'s weight in a portfolio budget' },
   budget_cap: nullable({ type: 'number', description: 'the share of the scenario budget this item got, when the budget binds' }),
 });
@@ -88,7 +99,7 @@ export function registerMeioResultRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/meio/scenarios/{id}/results', tag,
     summary: 'MEIO results: per SKU-site or per item',
-    description: '`level=sku` (default): one row per SKU-site with its policy, reorder point, order-up-to level, safety stock, expected fill rate and backorders, investment and why it misses its target; `level=group`: one row per item network with the optimiser\'s curve. Paged; the total is in `X-Total-Count`.',
+    description: '`level=sku` (default): one row per SKU-site with its policy, reorder point, order-up-to level, safety stock, expected fill rate and backorders, investment and why it misses its target; `level=group`: one row per item network with the optimiser\'s curve. Items whose failed units come back along RETURN/REPAIR routes are planned with VARI-METRIC (`echelon_model` `metric`, docs/INVENTORY.md). Paged; the total is in `X-Total-Count`.',
     params: obj({ id: id32 }, ['id']),
     query: obj({
       pipeline_id: pipelineId,
