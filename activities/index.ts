@@ -6,6 +6,7 @@ import { createHealthActivities } from './health/activity';
 import { createHistoryActivities } from './history/activity';
 import { createImportActivities } from './import/activity';
 import { createJobActivities } from './jobs/activity';
+import { createNettingActivities } from './netting/activity';
 import { createParameterActivities } from './parameters/activity';
 import { createSeriesStepActivities } from './steps/activity';
 
@@ -26,6 +27,7 @@ export function createActivities(deps: { db: Db }) {
     ...createSeriesStepActivities(deps),
     ...createAllocationActivities(deps),
     ...createHistoryActivities(deps),
+    ...createNettingActivities(deps),
   };
 }
 

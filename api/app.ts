@@ -19,6 +19,7 @@ import { registerCalendarRoutes } from './routes/calendars';
 import { registerImportRoutes } from './routes/import';
 import { registerKcurveRoutes } from './routes/kcurve';
 import { registerMasterDataRoutes } from './routes/masterData';
+import { registerNettingRoutes } from './routes/netting';
 import { registerMeioConfigRoutes } from './routes/meio/config';
 import { registerMeioResultRoutes } from './routes/meio/results';
 import { registerInventoryNetworkRoutes } from './routes/inventory/network';
@@ -37,6 +38,7 @@ import { registerSegmentRoutes } from './routes/segments';
 import { registerSeriesRoutes } from './routes/series';
 import { registerSeriesDetailRoutes } from './routes/seriesDetail';
 import { registerSupplyRoutes } from './routes/supply';
+import { registerSupersessionRoutes } from './routes/supersession';
 import { registerSystemRoutes } from './routes/system';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
@@ -45,10 +47,11 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerImportRoutes,
   registerParameterRoutes, registerHyperparamRoutes, registerCalendarRoutes,
   registerMasterDataRoutes, registerSeriesRoutes, registerSeriesDetailRoutes, registerSegmentRoutes, registerAbcRoutes, registerNpiRoutes,
-  registerForecastRoutes, registerAnalyticsRoutes,
+  registerForecastRoutes, registerAnalyticsRoutes, registerNettingRoutes,
   registerRouteRoutes, registerMeioConfigRoutes, registerMeioResultRoutes, registerInventoryNetworkRoutes,
   registerKcurveRoutes,
   registerSupplyRoutes,
+  registerSupersessionRoutes,
   registerHistoryRoutes,
 ];
 

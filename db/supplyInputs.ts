@@ -80,3 +80,10 @@ export async function seriesInSegments(tx: Tx, uniqueIds: readonly string[], seg
     WHERE m.segment_id = ANY(${sql.array(segmentIds, 'int4')}::int4[]) AND (m.item_id || '_' || m.site_id) = ANY(${sql.array(uniqueIds, 'text')}::text[])`);
   return new Set(rows as readonly string[]);
 }
+
+/** On-hand stock per SKU-site of these items (the stock a supersession may roll to a successor). */
+export async function onHandOfItems(tx: Tx, itemIds: readonly number[]): Promise<Array<{ item_id: number; site_id: number; on_hand: number }>> {
+  if (!itemIds.length) return [];
+  return [...(await tx.any(sql.unsafe`
+    SELECT item_id, site_id, on_hand::float8 AS on_hand FROM item_site WHERE item_id = ANY(${items(itemIds)}::int4[]) AND on_hand <> 0`))] as Array<{ item_id: number; site_id: number; on_hand: number }>;
+}

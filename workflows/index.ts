@@ -18,3 +18,4 @@ export * from './importRun';
 export * from './parametersResolve';
 export * from './abc';
 export * from './history';
+export * from './netting';

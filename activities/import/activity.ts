@@ -8,6 +8,7 @@ import { appendLog, finishJob, heartbeat as jobHeartbeat, markRunning } from '..
 import { addSource, applySource, createSource, dropDuplicates } from '../../db/masterDataWrite';
 import { sql, withTenant, type Db, type Tx } from '../../db/pool';
 import { allRoutes, siteNames } from '../../db/routes';
+import { supersessionImportGuard } from '../../db/supersession';
 import { findSupplyCycle } from '../../domain/inventory/network';
 import { isTableName, type TableName } from '../../domain/import/tables';
 import { duplicateReason, neededRefs, validateRow, type Refs } from '../../domain/import/validate';
@@ -120,9 +121,11 @@ interface Pass {
  * Reads the staging table in row order, validates every row, writes the rejected ones (with their reason) to
  * import_errors and the valid ones to import_src, then drops repeated keys. Memory stays at one chunk.
  */
-async function validatePass(tx: Tx, runId: string, table: TableName): Promise<Pass> {
+async function validatePass(tx: Tx, runId: string, table: TableName, mode: ImportMode): Promise<Pass> {
   await clearImportErrors(tx, runId, table);
   const refs = await readRefs(tx, table);
+  // one truth with the API: a row closing a supersession cycle is refused with the API's words, the others still land
+  const guard = table === 'supersession' ? await supersessionImportGuard(tx, mode, refs) : undefined;
   await createSource(tx, table);
   const pass: Pass = { rowsRead: 0, valid: 0, rejected: 0, firstRejections: [] };
   const reject = (rows: RejectedRow[]) => {
@@ -138,8 +141,9 @@ async function validatePass(tx: Tx, runId: string, table: TableName): Promise<Pa
     const bad: RejectedRow[] = [];
     for (const { row_no, ...raw } of chunk) {
       const r = validateRow(table, raw, refs);
-      if (r.ok) valid.push({ row_no: Number(row_no), values: r.values });
-      else bad.push({ row_no: Number(row_no), reason: r.reason, row: raw });
+      const refused = r.ok ? guard?.(r.values) : r.reason;
+      if (r.ok && refused === undefined) valid.push({ row_no: Number(row_no), values: r.values });
+      else bad.push({ row_no: Number(row_no), reason: refused!, row: raw });
     }
     await addSource(tx, table, valid);
     await insertImportErrors(tx, runId, table, bad);
@@ -184,7 +188,7 @@ export function createImportActivities(deps: { db: Db }) {
       let pass: Pass = { rowsRead: 0, valid: 0, rejected: 0, firstRejections: [] };
       try {
         await tx.transaction(async (inner) => {
-          pass = await validatePass(inner, input.runId, input.table);
+          pass = await validatePass(inner, input.runId, input.table, input.mode);
         });
       } catch {
         /* the failure is recorded even when the rows cannot be read again */
@@ -226,7 +230,7 @@ export function createImportActivities(deps: { db: Db }) {
           if (!row) throw ApplicationFailure.nonRetryable(`import run ${input.runId} has no table ${table}`);
           if (row.status !== 'pending') return resultOf(row);
           await appendLog(tx, input.runId, `${table}: reading staging rows (${input.mode})`);
-          const pass = await validatePass(tx, input.runId, table);
+          const pass = await validatePass(tx, input.runId, table, input.mode);
           const done = async (status: 'completed' | 'skipped', counts: { inserted: number; updated: number; deleted: number }, error: string | null, message: string) => {
             await finishRunTable(tx, input.runId, table, { status, rows_read: pass.rowsRead, rejected: pass.rejected, error, started_at: startedAt, ...counts });
             await logRejections(tx, input.runId, table, pass);

@@ -3,7 +3,8 @@ import { defaultKcurveScenario } from '../../db/kcurve';
 import type { Tx } from '../../db/pool';
 import { firmOrdersOfItems, migrateLegacyFirmOrders } from '../../db/firmOrders';
 import { salesReturnsOfItems } from '../../db/salesReturns';
-import { seriesInSegments, supplyRoutes, supplySites, type SupplySiteRow } from '../../db/supplyInputs';
+import { onHandOfItems, seriesInSegments, supplyRoutes, supplySites, type SupplySiteRow } from '../../db/supplyInputs';
+import { activeEdges } from '../../db/supersession';
 import { defaultSupplyScenarioId, getSupplyScenario, supplyScenarioSegments } from '../../db/supplyScenarios';
 import {
   completeSupplyRun, ensureSupplyRun, freeCapacity, replaceSupplyChunk, storedSupplyChecks, supplyPlanningDate, type ChunkResult, type SupplyRunRow,
@@ -11,6 +12,7 @@ import {
 import { planSupply } from '../../domain/supply/engine';
 import { resolveSiteParameters } from '../../domain/supply/lotSizing';
 import { DEFAULT_HORIZON, type SupplyItemInput } from '../../domain/supply/types';
+import { rollStock, stockSources, supersededItems } from '../../domain/supersession/effects';
 import { checkpoint } from '../jobs/activity';
 import type { StepRun, SeriesStepHandler } from '../steps/types';
 
@@ -57,7 +59,14 @@ async function inputsOf(tx: Tx, run: SupplyRunRow, itemIds: readonly number[], s
     firmOrdersOfItems(tx, itemIds),
     salesReturnsOfItems(tx, itemIds, run.planning_date, run.horizon),
   ]);
-  const byItem = new Map<number, SupplyItemInput>(itemIds.map((id) => [id, { item_id: id, sites: [], routes: [], firm_orders: [] }]));
+  // document 2 §4.4 rule 4: items replaced on an active global edge are not sourced, and rollable stock moves on
+  const edges = await activeEdges(tx, run.planning_date);
+  const superseded = supersededItems(edges);
+  const stock = new Map(sites.map((s) => [`${s.item_id}_${s.site_id}`, s.on_hand]));
+  const sources = [...stockSources(edges, itemIds)];
+  for (const r of await onHandOfItems(tx, sources)) stock.set(`${r.item_id}_${r.site_id}`, r.on_hand);
+  const rolled = rollStock(edges, stock);
+  const byItem = new Map<number, SupplyItemInput>(itemIds.map((id) => [id, { item_id: id, sites: [], routes: [], firm_orders: [], superseded: superseded.has(id) }]));
   const returnsOf = new Map<string, Float64Array>();
   for (const r of returns) {
     const key = `${r.item_id}_${r.site_id}`;
@@ -76,7 +85,7 @@ async function inputsOf(tx: Tx, run: SupplyRunRow, itemIds: readonly number[], s
     // a site with a series outside the scenario's segments is still netted (its network needs it) but plans no own demand
     const forecast = s.has_series && seriesIds.has(key) ? alignedForecast(s, run.planning_date, run.horizon) : new Float64Array(run.horizon);
     byItem.get(s.item_id)!.sites.push({
-      site_id: s.site_id, series_id: key, forecast, returns: returnsOf.get(key), on_hand: s.on_hand, safety_stock: p.safety_stock, lot: p.lot, unit_cost: s.unit_cost,
+      site_id: s.site_id, series_id: key, forecast, returns: returnsOf.get(key), on_hand: rolled.get(key) ?? s.on_hand, safety_stock: p.safety_stock, lot: p.lot, unit_cost: s.unit_cost,
     });
   }
   for (const it of byItem.values()) {

@@ -151,7 +151,7 @@ export const TABLES: Record<TableName, TableDef> = {
       { name: 'to_item_xuid', type: 'item', required: true, description: 'successor item code; must differ from from_item_xuid' },
       { name: 'site_xuid', type: 'site', description: 'site code; empty means a global edge' },
       { name: 'effective_date', type: 'date', description: 'date the replacement takes effect; empty means immediately' },
-      { name: 'demand_factor', type: 'number', min: 0, default: '1', description: 'new-item demand per old-item demand' },
+      { name: 'demand_factor', type: 'number', min: 0, exclusiveMin: true, default: '1', description: 'new-item demand per old-item demand' },
       { name: 'stock_rollable', type: 'boolean', default: 'true', description: 'old stock may serve new demand (true/false, yes/no, 1/0)' },
       { name: 'notes', type: 'text', maxLength: 2000, description: 'free text' },
     ],

@@ -9,6 +9,7 @@
  */
 import { parse } from 'csv-parse/sync';
 import { ATTR_PREFIX, DEFAULT_ROUTE_TYPE, TABLES, type ColumnDef, type TableDef, type TableName } from './tables';
+import { DEFAULT_DEMAND_FACTOR, edgeProblem, IMPORT_FIELDS } from '../supersession/edges';
 
 /** A staged row as stored: every column as text or null, plus the collected `attr_*` columns as JSON text. */
 export type StagedRow = Record<string, string | null>;
@@ -235,7 +236,10 @@ function readCell(col: ColumnDef, raw: string | null, refs: Refs): [string | nul
 
 /** Rules that involve more than one column. */
 const ROW_RULES: Partial<Record<TableName, (v: CleanRow) => string | undefined>> = {
-  supersession: (v) => (v.from_item_xuid !== null && v.from_item_xuid === v.to_item_xuid ? 'from_item_xuid and to_item_xuid are the same item' : undefined),
+  // the API judges its edges with the same function (domain/supersession/edges.ts)
+  supersession: (v) => edgeProblem({
+    from: v.from_item_xuid, to: v.to_item_xuid, demand_factor: v.demand_factor === null ? DEFAULT_DEMAND_FACTOR : Number(v.demand_factor),
+  }, IMPORT_FIELDS)?.message,
   routes: (v) => (v.from_site_xuid !== null && v.from_site_xuid === v.to_site_xuid ? 'from_site_xuid and to_site_xuid are the same site' : undefined),
   firm_orders: (v) => (v.release_dt && v.arrival_dt && v.release_dt > v.arrival_dt ? 'release_dt is after arrival_dt' : undefined),
 };

@@ -39,6 +39,7 @@ import {
 } from './rules';
 import {
   BUY,
+  SUPERSEDED_BLOCKED_TYPES,
   DEFAULT_HORIZON,
   N_ORDER_TYPES,
   ORDER_TYPES,
@@ -237,6 +238,7 @@ function buildStatics(item: SupplyItemInput, planningDate: string, H: number, di
   // Routes into each site, by order type.
   const inbound: Array<Array<{ route_type: string | null; lead_time: number | null }>> = statics.map(() => []);
   const transferArcs: Array<{ from: number; to: number }> = [];
+  const blocked: number[] = [];
   for (const r of item.routes) {
     const to = idxOf.get(r.to_site_id);
     if (to === undefined) continue; // a route into a site the item is not planned at
@@ -247,6 +249,10 @@ function buildStatics(item: SupplyItemInput, planningDate: string, H: number, di
     }
     if (type === TRANSFER && r.from_site_id === r.to_site_id) {
       diagnostics.push(`route ${r.route_id}: TRANSFER from a site to itself is ignored`);
+      continue;
+    }
+    if (item.superseded && SUPERSEDED_BLOCKED_TYPES.includes(type)) {
+      blocked.push(r.route_id);
       continue;
     }
     inbound[to]!.push(r);
@@ -261,6 +267,7 @@ function buildStatics(item: SupplyItemInput, planningDate: string, H: number, di
     });
     if (type === TRANSFER && fromIdx >= 0) transferArcs.push({ from: r.from_site_id, to: r.to_site_id });
   }
+  if (blocked.length) diagnostics.push(`superseded on an active global edge: routes ${blocked.join(', ')} (BUY, BUILD, TRANSFER, BALANCING) blocked`);
   for (const st of statics) {
     for (const rs of st.routes) rs.sort((a, b) => a.priority - b.priority || a.L - b.L || a.route_id - b.route_id);
     st.minLT = minLeadTimes(inbound[st.idx]!);
@@ -370,7 +377,8 @@ function makeOrder(
 
 /** A TRANSFER order takes stock out of its source in its release week (week 0 for a release in the past). */
 function drawOnSource(ctx: ItemContext, dyns: SiteDyn[], o: PlannedOrder, fromIdx: number, origin: 'planned' | 'prepos'): void {
-  if (fromIdx < 0) return;
+  // document 2 §4.4 rule 5: a superseded item's indirect demand is dropped, whatever its type
+  if (fromIdx < 0 || ctx.item.superseded) return;
   const week = max(0, o.release_week);
   const src = dyns[fromIdx]!;
   src.indirect[week] += o.qty;
@@ -516,6 +524,7 @@ function runPass(ctx: ItemContext, fixed: ExpediteSpec[][]): SiteDyn[] {
   const H = ctx.opt.horizon;
   const dyns = freshDyns(ctx.statics.length, H);
   for (const st of ctx.statics) {
+    if (ctx.item.superseded) break;
     const dyn = dyns[st.idx]!;
     for (const l of st.firmOut) {
       dyn.indirect[l.week] += l.qty;

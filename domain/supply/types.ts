@@ -94,7 +94,15 @@ export interface SupplyItemInput {
   sites: SupplySiteInput[];
   routes: SupplyRoute[];
   firm_orders: FirmOrderInput[];
+  /**
+   * The item is replaced on an active global supersession edge (document 2 §4.4): its BUY, BUILD (MAKE), TRANSFER and
+   * BALANCING routes are blocked (rule 4) and no indirect demand is drawn from its sites, of any type (rule 5).
+   */
+  superseded?: boolean;
 }
+
+/** Route types a superseded item may not be sourced on (rule 4 names BUY, MAKE, TRANSFER, USE, BALANCING, ZONE_BALANCING; USE and ZONE_BALANCING are not route types here). */
+export const SUPERSEDED_BLOCKED_TYPES: readonly number[] = [BUY, BUILD, TRANSFER, BALANCING];
 
 /** Capacity in units of the item mix a site can ship (or make) in a week; a site with no row is unconstrained. */
 export interface CapacityInput {

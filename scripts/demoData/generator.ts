@@ -506,25 +506,52 @@ function buildItems(seed: number, count: number, weeks: number, weekDs: string[]
     itemInfo.push({ category, popularity, launch, end, lifecycle, promoWeeks: [], promoUplift: 1, packSize, productionLeadTime: rng.int(1, 4) });
   }
 
-  // Supersession: an old item stops the week before its successor (same category where possible) starts.
+  // Supersession chains: each item stops the week before its successor (same category where possible) starts. The
+  // first chain runs over three generations (A → B → C, B living between the two dates) when the history spans a
+  // year, so the demo shows a middle item and demand that moves two steps; the others are single replacements.
   const supersession: SupersessionRow[] = [];
-  const pairs = count < 2 || weeks < 26 ? 0 : count < 50 ? 1 : clamp(Math.round(count * 0.01), 2, 200);
+  const chains = count < 2 || weeks < 26 ? 0 : count < 50 ? 2 : clamp(Math.round(count * 0.01), 2, 200);
   const used = new Set<number>();
-  for (let p = 0, attempts = 0; p < pairs && attempts < pairs * 50; attempts++) {
-    const oldIdx = rng.int(0, count - 1);
-    const newIdx = rng.int(0, count - 1);
-    if (oldIdx === newIdx || used.has(oldIdx) || used.has(newIdx)) continue;
-    if (itemInfo[oldIdx].category !== itemInfo[newIdx].category && attempts < pairs * 25) continue;
-    used.add(oldIdx).add(newIdx);
-    const effective = rng.int(Math.floor(weeks / 2), Math.max(Math.floor(weeks / 2), weeks - 20));
-    Object.assign(itemInfo[oldIdx], { launch: 0, end: effective - 1, lifecycle: 'discontinued' });
-    Object.assign(itemInfo[newIdx], { launch: effective, end: weeks - 1, lifecycle: 'new' });
-    const r = rng.next();
-    supersession.push({
-      old_item_xuid: items[oldIdx].xuid, new_item_xuid: items[newIdx].xuid, effective_date: weekDs[effective],
-      ratio: r < 0.8 ? 1 : r < 0.9 ? 2 : 0.5,
+  const pickFree = (fits: (i: number) => boolean): number => {
+    for (let a = 0; a < 50; a++) {
+      const i = rng.int(0, count - 1);
+      if (!used.has(i) && fits(i)) return i;
+    }
+    return -1;
+  };
+  for (let c = 0; c < chains; c++) {
+    const length = c === 0 && lifecycleOk && count >= 5 ? 3 : 2;
+    const members = [pickFree(() => true)];
+    if (members[0] < 0) break;
+    used.add(members[0]);
+    while (members.length < length) {
+      const category = itemInfo[members[0]].category;
+      let next = pickFree((i) => itemInfo[i].category === category);
+      if (next < 0) next = pickFree(() => true);
+      if (next < 0) break;
+      used.add(next);
+      members.push(next);
+    }
+    if (members.length < 2) break;
+    // the week each successor takes over; a middle item lives at least 13 weeks
+    const effective = members.length === 3
+      ? (() => {
+        const first = rng.int(Math.floor(weeks / 3), Math.floor(weeks / 2));
+        return [first, rng.int(first + 13, Math.max(first + 13, weeks - 20))];
+      })()
+      : [rng.int(Math.floor(weeks / 2), Math.max(Math.floor(weeks / 2), weeks - 20))];
+    members.forEach((item, g) => {
+      const launch = g === 0 ? 0 : effective[g - 1];
+      const end = g === members.length - 1 ? weeks - 1 : effective[g] - 1;
+      Object.assign(itemInfo[item], { launch, end, lifecycle: g === 0 ? 'discontinued' : 'new' });
     });
-    p++;
+    for (let g = 0; g + 1 < members.length; g++) {
+      const r = rng.next();
+      supersession.push({
+        old_item_xuid: items[members[g]].xuid, new_item_xuid: items[members[g + 1]].xuid, effective_date: weekDs[effective[g]],
+        ratio: r < 0.8 ? 1 : r < 0.9 ? 2 : 0.5,
+      });
+    }
   }
 
   // Promotions are item-wide (every site of a promoted item sees the same weeks): a third of the items, one to three

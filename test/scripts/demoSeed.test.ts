@@ -36,6 +36,22 @@ test('generated demo data goes through import staging, an import run and etl wit
   expect(run.body.results.length).toBe(8);
   for (const table of run.body.results) expect([table.table_name, table.status, table.rejected]).toEqual([table.table_name, 'completed', 0]);
 
+  // the supersession chains went through stg_supersession like any file: one edge per row, the first chain over three
+  // generations (A → B → C), so its middle item is `middle` and its last one sees A two generations up
+  const plannedEdges = createDemoPlan(opts).supersession;
+  expect(plannedEdges.length).toBe(3);
+  const edges = (await t.call('get', '/api/supersession', { token: admin })).body as Array<Record<string, unknown>>;
+  expect(edges.map((e) => [e.from_item_xuid, e.to_item_xuid, e.effective_date, e.demand_factor, e.site_id, e.stock_rollable]))
+    .toEqual(plannedEdges.map((p) => [p.old_item_xuid, p.new_item_xuid, p.effective_date, p.ratio, null, true]));
+  const [first, second] = plannedEdges;
+  expect(second.old_item_xuid).toBe(first.new_item_xuid);
+  const ids = new Map(edges.flatMap((e) => [[e.from_item_xuid, e.from_item_id], [e.to_item_xuid, e.to_item_id]] as Array<[string, number]>));
+  const idOf = (xuid: string) => ids.get(xuid)!;
+  const middle = (await t.call('get', `/api/supersession/item/${idOf(first.new_item_xuid)}`, { token: admin })).body;
+  expect([middle.role, middle.upstream.map((r: any) => r.item_xuid), middle.downstream.map((r: any) => r.item_xuid)]).toEqual(['middle', [first.old_item_xuid], [second.new_item_xuid]]);
+  const top = (await t.call('get', `/api/supersession/item/${idOf(second.new_item_xuid)}`, { token: admin })).body;
+  expect([top.role, top.upstream.map((r: any) => [r.item_xuid, r.depth])]).toEqual(['top', [[first.new_item_xuid, 1], [first.old_item_xuid, 2]]]);
+
   const counts = await withTenant(t.db, tenant.accountId, async (tx) => ({
     items: await tx.oneFirst(sql.unsafe`SELECT count(*) FROM items`),
     demand: await tx.oneFirst(sql.unsafe`SELECT count(*) FROM demand_history`),

@@ -105,3 +105,28 @@ test('firm orders, sales returns, capacity and the scenario\'s flags all reach t
   const received = await t.call('get', '/api/supply/orders', { token: planner, query: { pipeline_id: seed.pipelineId, scenario_id: scenario, firm_only: true, status: 'received' } });
   expect(received.body.map((o: any) => [o.supply_id, o.remaining_qty])).toEqual([[`FIRM_${ids[2]}`, 0]]);
 }, 180_000);
+
+test('supersession in the supply step: the replaced item is not sourced and its stock rolls to its successor (document 2 §4.4 rules 4, 5)', async () => {
+  const s = seed.sites;
+  // P is replaced by Q everywhere, from before the planning date
+  await withTenant(t.db, a.accountId, (tx) => tx.query(sql.unsafe`
+    INSERT INTO supersession (from_item_id, to_item_id, site_id, effective_date, stock_rollable) VALUES (${seed.items.P}, ${seed.items.Q}, NULL, '2026-05-01', true)`));
+  const scenario = (await withTenant(t.db, a.accountId, (tx) => tx.oneFirst(sql.unsafe`SELECT id FROM supply_scenarios WHERE is_default`))) as number;
+  const started = ok(await t.call('post', '/api/supply/run', { token: planner, body: { pipeline_id: seed.pipelineId, scenario_id: scenario } }));
+  const job = await waitForJob(t, planner, started.job_id, isFinished, 120_000);
+  expect([job.status, job.error]).toEqual(['completed', null]);
+  const rows = await withTenant(t.db, a.accountId, (tx) => tx.any(sql.unsafe`
+    SELECT p.item_id, p.site_id, p.opening, (SELECT count(*)::int FROM supply_orders o WHERE o.run_id = p.run_id AND o.item_id = p.item_id AND o.site_id = p.site_id) AS orders,
+      (SELECT sum(v) FROM unnest(p.indirect) v)::float8 AS indirect
+    FROM supply_plans p WHERE p.run_id = ${job.job_id} ORDER BY p.item_id, p.site_id`));
+  // P: 12 at S1 and 30 at the DC are gone to Q (Q is planned at S1 only, so the DC's 30 has nowhere to go); no orders,
+  // no indirect demand at its DC; Q at S1 opens with P's 12
+  expect(rows).toEqual([
+    { item_id: seed.items.P, site_id: s.DC, opening: 0, orders: 0, indirect: 0 },
+    { item_id: seed.items.P, site_id: s.S1, opening: 0, orders: 0, indirect: 0 },
+    { item_id: seed.items.P, site_id: s.S2, opening: 0, orders: 0, indirect: 0 },
+    { item_id: seed.items.Q, site_id: s.S1, opening: 12, orders: expect.any(Number), indirect: 0 },
+  ]);
+  const notes = await withTenant(t.db, a.accountId, (tx) => tx.anyFirst(sql.unsafe`SELECT message FROM supply_item_notes WHERE run_id = ${job.job_id} AND item_id = ${seed.items.P}`));
+  expect(notes).toEqual([`superseded on an active global edge: routes ${seed.routes.V_DC}, ${seed.routes.DC_S1}, ${seed.routes.DC_S2} (BUY, BUILD, TRANSFER, BALANCING) blocked`]);
+}, 180_000);
