@@ -9,6 +9,7 @@ import {
   adjustmentsOf, backtestMetricsOf, forecastMethodsOf, forecastRowsOf, forecastScenarioOf, lockedMethodsOf, replaceBacktest, replaceBestMethods,
   originInventoryOf, replaceForecastResults, replaceOriginForecasts, windowForecastsOf, type BestWrite, type ForecastWrite, type MetricsRow, type OriginWrite,
 } from '../../db/forecastResults';
+import { supersedeForecasts } from '../../db/forecastSupersession';
 import { appendLog } from '../../db/jobs';
 import type { Tx } from '../../db/pool';
 import { characteristicsFor, correctedHistoryInRange } from '../../db/seriesResults';
@@ -143,8 +144,18 @@ function engineForecast(method: string, y: Float64Array, steps: number, opts: Fo
 
 // ------------------------------------------------------------------------------------------------ forecast
 
+const dropStaleForecasts = dropStale('forecast');
+
 export const forecastStep: SeriesStepHandler = {
-  finalize: dropStale('forecast'),
+  // supersession after every chunk: a predecessor and its successor may be forecast in different chunks (rule 3)
+  async finalize(run) {
+    const stale = await dropStaleForecasts(run);
+    const moved = await supersedeForecasts(run.tx, run.scope.pipelineId, run.jobId);
+    const note = moved.edges || moved.written || moved.removed
+      ? `supersession: ${moved.movedSeries} series moved to their successors by ${moved.edges} edges (${moved.written} rows written, ${moved.removed} removed)`
+      : null;
+    return [stale, note].filter(Boolean).join('; ') || null;
+  },
   parameterTypes: ['forecast', 'best_method', 'npi', 'characterization'],
   async run(run, series, params) {
     const { tx, scope } = run;
