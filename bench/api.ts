@@ -21,40 +21,19 @@
  *   npm run bench:api -- --only auth/me        # the ceiling and the rows whose request contains the text; docs untouched
  *   API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" npm run bench:api -- --no-doc   # profile the API process
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { hashPassword } from '../api/auth/passwords';
-import { createAccount, indexEmail } from '../db/accounts';
+import { createAccount } from '../db/accounts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded';
 import { migrateAll } from '../db/migrate';
 import { openPool, sql, withTenant, type Db } from '../db/pool';
-import { insertUser } from '../db/users';
 import { REPO_ROOT } from '../lib/env';
 import { freePort } from '../lib/net';
+import { addPlanner, login, measure as measureLoad, startApi, stopChild, waitForCache, type LoadRow as Row } from './lib/apiLoad';
 import { describeMachine } from './lib/machine';
 import { fixed, int, markdownTable, replaceBlock, textTable } from './lib/report';
-
-// autocannon ships no types; the part used here is small
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const autocannon: (opts: Record<string, unknown>) => Promise<AutocannonResult> = require('autocannon');
-
-interface Histogram {
-  average: number;
-  p50: number;
-  p99: number;
-  total?: number;
-}
-interface AutocannonResult {
-  requests: Histogram & { total: number };
-  latency: Histogram;
-  throughput: Histogram & { total: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  duration: number;
-}
 
 interface Args {
   series: number;
@@ -161,63 +140,8 @@ async function loadTenant(db: Db, accountId: string, series: number): Promise<{ 
   });
 }
 
-async function startApi(databaseUrl: string, port: number, logFile: string): Promise<ChildProcess> {
-  const nodeArgs = (process.env.API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
-  const out = fs.openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/main.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'warn', JWT_SECRET: 'bench-api-secret-0123456789abcdef0123456789', LOGIN_RATE_LIMIT: '1000' },
-    stdio: ['ignore', out, out],
-  });
-  fs.closeSync(out);
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`API exited (${child.exitCode}):\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/`)).ok) return child;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('API did not answer within 60 s');
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  child.kill('SIGINT'); // api/main.ts closes on SIGINT, which lets --cpu-prof write its profile
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-interface Row {
-  name: string;
-  reqPerSec: number;
-  p50: number;
-  p99: number;
-  bytes: number;
-  non2xx: number;
-  errors: number;
-}
-
-async function measure(name: string, url: string, args: Args, opts: { token?: string; paths?: string[] }): Promise<Row> {
-  const headers = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
-  let next = 0;
-  const requests = opts.paths
-    ? [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: opts.paths![next++ % opts.paths!.length] }) }]
-    : undefined;
-  const base = { url, headers, connections: args.connections, ...(requests ? { requests } : {}) };
-  // warm-up: the caches, the pool's connections and V8's optimisations
-  await autocannon({ ...base, duration: 2 });
-  const r = await autocannon({ ...base, duration: args.seconds });
-  const total = r.requests.total;
-  const row: Row = {
-    name, reqPerSec: total / r.duration, p50: r.latency.p50, p99: r.latency.p99,
-    bytes: total ? r.throughput.total / total : NaN, non2xx: r.non2xx, errors: r.errors + r.timeouts,
-  };
-  log(`${name}: ${int(row.reqPerSec)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${int(row.bytes)} B/answer${row.non2xx || row.errors ? `, ${row.non2xx} non-2xx, ${row.errors} errors` : ''}`);
-  return row;
+function measure(name: string, url: string, args: Args, opts: { token?: string; paths?: string[] }): Promise<Row> {
+  return measureLoad(name, url, { connections: args.connections, seconds: args.seconds, log }, opts);
 }
 
 async function main(): Promise<void> {
@@ -254,22 +178,13 @@ async function main(): Promise<void> {
     log(`${int(uids.length)} series × ${WEEKS} weeks, ${METHODS.length} forecasts each, loaded in ${fixed((performance.now() - t0) / 1000, 1)} s`);
     const email = 'bench-planner@example.com';
     const password = 'bench-planner-password';
-    await withTenant(db, account.id, async (tx) => {
-      await insertUser(tx, {
-        email, name: 'Bench planner', password_hash: await hashPassword(password), role: 'user', auth_provider: 'local',
-        can_run_process: true, can_create_override: true, allowed_segments: [], allowed_segments_edit: [],
-      });
-      await indexEmail(tx, email, account.id);
-    });
+    await addPlanner(db, account.id, email, password);
 
     const port = await freePort();
     api = await startApi(pg.url, port, path.join(tmpDir, 'api.log'));
     const url = `http://127.0.0.1:${port}`;
-    const login = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password, account_id: account.id }) });
-    const token = ((await login.json()) as { access_token?: string }).access_token;
-    if (!token) throw new Error(`login failed: ${login.status}`);
-    // the data cache warms in the background at start; the first measured request must not be the one that waits
-    for (let i = 0; i < 100 && (await fetch(`${url}/api/series?limit=1`, { headers: { authorization: `Bearer ${token}` } })).status === 503; i++) await new Promise((r) => setTimeout(r, 200));
+    const token = await login(url, email, password, account.id);
+    await waitForCache(url, token, '/api/series?limit=1');
 
     log(`API pid ${api.pid} on ${url}; ${args.connections} connections, ${args.seconds} s per row after a 2 s warm-up`);
     const rows: Row[] = [];

@@ -45,10 +45,6 @@ export async function listSupplyRuns(tx: Tx, pipelineId: number, scenarioId: num
   return { rows: [...rows], total };
 }
 
-export async function getSupplyRun(tx: Tx, runId: string): Promise<SupplyRunView | null> {
-  return (await tx.maybeOne(sql.unsafe`SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE r.run_id = ${runId}`)) as SupplyRunView | null;
-}
-
 /**
  * The newest completed run of the scope, newest by start: what every read without run_id shows and what an allocation
  * child allocates (its parent, just completed, started last).
@@ -57,6 +53,22 @@ export async function latestSupplyRun(tx: Tx, pipelineId: number, scenarioId: nu
   return (await tx.maybeOne(sql.unsafe`
     SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE r.pipeline_id = ${pipelineId} AND r.scenario_id = ${scenarioId} AND r.status = 'completed'
     ORDER BY r.started_at DESC, r.run_id DESC LIMIT 1`)) as SupplyRunView | null;
+}
+
+/**
+ * What every supply read checks first, in one statement: that the pipeline and the supply scenario exist, and the run
+ * it reads (`runId`, else the newest completed one of the scope; null when there is none or it is another scope's).
+ */
+export async function supplyReadScope(tx: Tx, pipelineId: number, scenarioId: number, runId?: string): Promise<{ pipeline: boolean; scenario: boolean; run: SupplyRunView | null }> {
+  const pick = runId === undefined
+    ? sql.fragment`r.pipeline_id = ${pipelineId} AND r.scenario_id = ${scenarioId} AND r.status = 'completed' ORDER BY r.started_at DESC, r.run_id DESC`
+    : sql.fragment`r.run_id = ${runId} AND r.pipeline_id = ${pipelineId} AND r.scenario_id = ${scenarioId}`;
+  const row = (await tx.one(sql.unsafe`
+    SELECT EXISTS (SELECT 1 FROM scenario_pipelines WHERE id = ${pipelineId}) AS scope_pipeline,
+      EXISTS (SELECT 1 FROM supply_scenarios WHERE id = ${scenarioId}) AS scope_scenario, x.*
+    FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE ${pick} LIMIT 1) x ON true`)) as SupplyRunView & { scope_pipeline: boolean; scope_scenario: boolean };
+  const { scope_pipeline: pipeline, scope_scenario: scenario, ...run } = row;
+  return { pipeline, scenario, run: run.run_id ? (run as SupplyRunView) : null };
 }
 
 export async function deleteSupplyRun(tx: Tx, runId: string): Promise<void> {
@@ -82,9 +94,13 @@ const FIRM_SUPPLY_STATUSES = sql.array(['firm', 'released', 'in_transit'], 'text
 /**
  * Engine orders of the run and firm orders as one list, firm rows with weeks counted from the run's planning date
  * (document 2 §4.2 rule 1's floor of days / 7). Without a status filter, firm rows are those that count as supply
- * (firm, released, in_transit); `status=received` shows the received ones.
+ * (firm, released, in_transit); `status=received` shows the received ones. Each side comes back as its select list
+ * and its conditions, so the page can take each side's first rows in list order before merging them.
  */
-function mergedOrders(run: { run_id: string; planning_date: string }, f: OrderFilter): Fragment {
+function mergedOrders(run: { run_id: string; planning_date: string }, f: OrderFilter): {
+  engine: { columns: Fragment; where: Fragment; count: Fragment } | null;
+  firm: { columns: Fragment; where: Fragment } | null;
+} {
   const engine = [sql.fragment`o.run_id = ${run.run_id}`];
   const firm = [f.status ? sql.fragment`fo.erp_status = ${f.status}` : sql.fragment`fo.erp_status = ANY(${FIRM_SUPPLY_STATUSES}::text[])`];
   if (f.status) engine.push(sql.fragment`o.status = ${f.status}`);
@@ -98,37 +114,45 @@ function mergedOrders(run: { run_id: string; planning_date: string }, f: OrderFi
     firm.push(sql.fragment`fo.order_type = ${f.order_type}`);
   }
   const firmArrivalWeek = sql.fragment`floor((fo.arrival_dt::date - ${run.planning_date}::date) / 7.0)::int`;
+  // A firm row's arrival week is at least w when it arrives on or after the planning date + 7w, and at most w before
+  // the planning date + 7(w + 1); as bounds on arrival_dt itself the index on it applies (the week is computed).
+  const weekStart = (w: number) => sql.fragment`(${run.planning_date}::date + ${7 * w}::int)::timestamptz`;
   if (f.week_from !== undefined) {
     engine.push(sql.fragment`o.arrival_week >= ${f.week_from}`);
-    firm.push(sql.fragment`${firmArrivalWeek} >= ${f.week_from}`);
+    firm.push(sql.fragment`fo.arrival_dt >= ${weekStart(f.week_from)}`);
   }
   if (f.week_to !== undefined) {
     engine.push(sql.fragment`o.arrival_week <= ${f.week_to}`);
-    firm.push(sql.fragment`${firmArrivalWeek} <= ${f.week_to}`);
+    firm.push(sql.fragment`fo.arrival_dt < ${weekStart(f.week_to + 1)}`);
   }
-  const parts: Fragment[] = [];
-  if (!f.firm_only) {
-    parts.push(sql.fragment`
-      SELECT o.order_id, 'SO_' || o.order_id AS supply_id, false AS is_firm, o.run_id, o.item_id, o.site_id, o.source_site_id, o.route_id,
+  const where = sql.fragment`${sql.join(engine, sql.fragment` AND `)}`;
+  // supply_order_counts (migration 018) holds the run's orders per item: enough when nothing else narrows them
+  const perItem = [f.status, f.site_id, f.source_site_id, f.order_type, f.week_from, f.week_to].every((v) => v === undefined || v === '');
+  const count = perItem
+    ? sql.fragment`(SELECT COALESCE(sum(c.n), 0) FROM supply_order_counts c WHERE c.run_id = ${run.run_id}${f.item_id === undefined ? sql.fragment`` : sql.fragment` AND c.item_id = ${f.item_id}`})`
+    : sql.fragment`(SELECT count(*) FROM supply_orders o WHERE ${where})`;
+  return {
+    engine: f.firm_only ? null : {
+      columns: sql.fragment`o.order_id, 'SO_' || o.order_id AS supply_id, false AS is_firm, o.run_id, o.item_id, o.site_id, o.source_site_id, o.route_id,
         o.order_type, o.kind, o.status, o.qty, o.requested_qty, o.qty AS remaining_qty, o.release_week, o.arrival_week, o.need_week,
         to_char(o.release_date, 'YYYY-MM-DD') AS release_date, to_char(o.arrival_date, 'YYYY-MM-DD') AS arrival_date, o.late, o.unit_cost,
         o.engine_qty, o.edited_by, o.edited_at, o.approved_quantity, to_char(o.approved_availability_date, 'YYYY-MM-DD') AS approved_availability_date,
-        o.approved_by, o.approved_at, NULL::text AS external_id, NULL::text AS source_system
-      FROM supply_orders o WHERE ${sql.join(engine, sql.fragment` AND `)}`);
-  }
-  if (f.include_firm || f.firm_only) {
-    parts.push(sql.fragment`
-      SELECT fo.id::int8 AS order_id, 'FIRM_' || fo.id AS supply_id, true AS is_firm, NULL::text AS run_id, fo.item_id, fo.site_id, fo.source_site_id,
+        o.approved_by, o.approved_at, NULL::text AS external_id, NULL::text AS source_system`,
+      where,
+      count,
+    },
+    firm: f.include_firm || f.firm_only ? {
+      columns: sql.fragment`fo.id::int8 AS order_id, 'FIRM_' || fo.id AS supply_id, true AS is_firm, NULL::text AS run_id, fo.item_id, fo.site_id, fo.source_site_id,
         fo.route_id, fo.order_type, 'FIRM' AS kind, fo.erp_status AS status, fo.qty::float8 AS qty, fo.qty::float8 AS requested_qty,
         greatest(0, fo.qty - COALESCE(fo.received_qty, 0))::float8 AS remaining_qty,
         floor((fo.release_dt::date - ${run.planning_date}::date) / 7.0)::int AS release_week, ${firmArrivalWeek} AS arrival_week, NULL::int AS need_week,
         to_char(fo.release_dt, 'YYYY-MM-DD') AS release_date, to_char(fo.arrival_dt, 'YYYY-MM-DD') AS arrival_date, false AS late,
         COALESCE(fo.unit_cost, 0)::float8 AS unit_cost, NULL::float8 AS engine_qty, NULL::text AS edited_by, NULL::timestamptz AS edited_at,
         NULL::float8 AS approved_quantity, NULL::text AS approved_availability_date, NULL::text AS approved_by, NULL::timestamptz AS approved_at,
-        fo.external_id, fo.source_system
-      FROM firm_orders fo WHERE ${sql.join(firm, sql.fragment` AND `)}`);
-  }
-  return sql.fragment`${sql.join(parts, sql.fragment` UNION ALL `)}`;
+        fo.external_id, fo.source_system`,
+      where: sql.fragment`${sql.join(firm, sql.fragment` AND `)}`,
+    } : null,
+  };
 }
 
 export interface MergedOrderRow {
@@ -138,14 +162,27 @@ export interface MergedOrderRow {
   [key: string]: unknown;
 }
 
-/** One page of the merged list, ordered by item, site, arrival week, engine rows before firm rows, id. */
+/**
+ * One page of the merged list, ordered by item, site, arrival week, engine rows before firm rows, id.
+ *
+ * The first skip + limit rows of the merged list are among the first skip + limit rows of each side, so each side
+ * takes only those, in list order: the engine side straight from supply_orders_list_idx (run, item, site, arrival
+ * week, order id; migration 018) without sorting the run's orders, the firm side sorting its filtered rows (the
+ * week is computed from the run's planning date, so no index has that order; firm orders are few). Only the page's
+ * rows are formatted and joined to items and sites. The total is each side's count in one statement.
+ */
 export async function mergedOrderPage(tx: Tx, run: { run_id: string; planning_date: string }, f: OrderFilter, skip: number, limit: number): Promise<{ rows: MergedOrderRow[]; total: number }> {
-  const union = mergedOrders(run, f);
-  const total = (await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM (${union}) m`)) as number;
+  const { engine, firm } = mergedOrders(run, f);
+  const total = Number(await tx.oneFirst(sql.unsafe`
+    SELECT (${engine ? engine.count : sql.fragment`0`} + ${firm ? sql.fragment`(SELECT count(*) FROM firm_orders fo WHERE ${firm.where})` : sql.fragment`0`})::int`));
+  const upTo = skip + limit;
+  const sides: Fragment[] = [];
+  if (engine) sides.push(sql.fragment`(SELECT ${engine.columns} FROM supply_orders o WHERE ${engine.where} ORDER BY o.item_id, o.site_id, o.arrival_week, o.order_id LIMIT ${upTo})`);
+  if (firm) sides.push(sql.fragment`(SELECT ${firm.columns} FROM firm_orders fo WHERE ${firm.where} ORDER BY item_id, site_id, arrival_week, order_id LIMIT ${upTo})`);
   const rows = (await tx.any(sql.unsafe`
     SELECT m.*, i.xuid AS item_xuid, i.name AS item_name, s.xuid AS site_xuid, s.name AS site_name, src.xuid AS source_site_xuid,
       (m.qty * m.unit_cost)::float8 AS value
-    FROM (SELECT * FROM (${union}) u ORDER BY u.item_id, u.site_id, u.arrival_week, u.is_firm, u.order_id OFFSET ${skip} LIMIT ${limit}) m
+    FROM (SELECT * FROM (${sql.join(sides, sql.fragment` UNION ALL `)}) u ORDER BY u.item_id, u.site_id, u.arrival_week, u.is_firm, u.order_id OFFSET ${skip} LIMIT ${limit}) m
     JOIN items i ON i.id = m.item_id JOIN sites s ON s.id = m.site_id LEFT JOIN sites src ON src.id = m.source_site_id
     ORDER BY m.item_id, m.site_id, m.arrival_week, m.is_firm, m.order_id`)) as readonly MergedOrderRow[];
   return { rows: [...rows], total };

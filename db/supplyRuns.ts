@@ -176,15 +176,18 @@ export async function replaceSupplyChunk(tx: Tx, run: SupplyRunRow, itemIds: rea
  * week, opening + receipts − gross = closing stock; per order, pegged quantities sum to its quantity.
  */
 export async function storedSupplyChecks(tx: Tx, runId: string): Promise<{ ok: boolean; max_conservation_residual: number; max_pegging_residual: number; violations: string[] }> {
+  // Each plan's arrays are unnested once, side by side: subscripting them per week read (and decompressed) every
+  // array once per week (7 s against 1 s for the 29,000 SKU-sites of bench:supply).
   const c = (await tx.one(sql.unsafe`
     WITH w AS (
-      SELECT p.item_id, p.site_id, t.i, p.opening,
-        sum(p.receipts_firm[t.i] + p.receipts_planned[t.i] - p.gross[t.i]) OVER (PARTITION BY p.item_id, p.site_id ORDER BY t.i) AS flow,
-        p.projected[t.i] AS closing
-      FROM supply_plans p, generate_subscripts(p.projected, 1) AS t(i)
+      SELECT max(abs(p.opening + f.flow - f.closing)) AS residual
+      FROM supply_plans p CROSS JOIN LATERAL (
+        SELECT sum(u.rf + u.rp - u.g) OVER (ORDER BY u.i) AS flow, u.pr AS closing
+        FROM unnest(p.receipts_firm, p.receipts_planned, p.gross, p.projected) WITH ORDINALITY AS u(rf, rp, g, pr, i)
+      ) f
       WHERE p.run_id = ${runId}
     )
-    SELECT COALESCE(max(abs(opening + flow - closing)), 0)::float8 AS conservation,
+    SELECT COALESCE(max(residual), 0)::float8 AS conservation,
       (SELECT COALESCE(max(abs(o.qty - COALESCE(pg.total, 0))), 0)::float8 FROM supply_orders o
         LEFT JOIN (SELECT order_id, sum(qty) AS total FROM supply_pegging WHERE run_id = ${runId} GROUP BY order_id) pg ON pg.order_id = o.order_id
         WHERE o.run_id = ${runId}) AS pegging

@@ -20,7 +20,7 @@ import { memStatus, mib, resetPeak, RssSampler, treeCpuSeconds } from './proc';
 import { fixed } from './report';
 import { activityTimeline } from './activityTimeline';
 import { followWorkflow } from './followWorkflow';
-import { startBenchStack } from './stack';
+import { startBenchStack, type BenchStack, type WorkerProcess } from './stack';
 
 /** The forecasting steps in pipeline order (what run-all runs after the etl). */
 export const FORECAST_STEPS = ['outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution'] as const;
@@ -70,7 +70,22 @@ function shapeOf(series: number): { items: number; sites: number } {
   return { items: Math.max(1, Math.ceil((series * 3) / sites)), sites };
 }
 
-export async function runForecastPipeline(opts: { series: number; seed: number; weeks: number; backtestWindows: number; workerProcesses: number; log: (m: string) => void; steps?: readonly string[] }): Promise<PipelineRun> {
+/** What a bench's hooks get: the live stack with the tenant and pipeline the steps run on. */
+export interface PipelineContext {
+  stack: BenchStack;
+  accountId: string;
+  pipelineId: number;
+  workers: readonly WorkerProcess[];
+  log: (m: string) => void;
+}
+
+export async function runForecastPipeline(opts: {
+  series: number; seed: number; weeks: number; backtestWindows: number; workerProcesses: number; log: (m: string) => void; steps?: readonly string[];
+  /** after the etl, before the timed steps (e.g. seed results the steps need instead of running the steps that make them); not timed */
+  prepare?: (ctx: PipelineContext) => Promise<void>;
+  /** after the timed steps, while the stack and its data are still there */
+  after?: (ctx: PipelineContext, steps: readonly StepTiming[]) => Promise<void>;
+}): Promise<PipelineRun> {
   const { log } = opts;
   const stack = await startBenchStack({ log, onSignal: () => process.exit(130) });
   try {
@@ -117,6 +132,8 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
       if (!etl.ok) throw new Error(`etl failed: ${etl.error}`);
       const etlSeconds = (performance.now() - t) / 1000;
       log(`  load ${loadSeconds.toFixed(1)} s, import ${importSeconds.toFixed(1)} s, etl ${etlSeconds.toFixed(1)} s (${etl.result.series} series)`);
+      const ctx: PipelineContext = { stack, accountId, pipelineId, workers, log };
+      if (opts.prepare) await opts.prepare(ctx);
 
       const cpuNow = () => ({ worker: workers.reduce((n, w) => n + treeCpuSeconds(w.pid), 0), postgres: treeCpuSeconds(stack.pgPid), temporal: stack.temporalPid ? treeCpuSeconds(stack.temporalPid) : NaN });
       const steps: StepTiming[] = [];
@@ -145,6 +162,7 @@ export async function runForecastPipeline(opts: { series: number; seed: number; 
         steps.push(timing);
         log(`  ${step}: ${out.ok ? `${timing.series} series, ${timing.rows} rows` : `FAILED: ${timing.error}`} in ${seconds.toFixed(1)} s; CPU worker ${timing.cpu.worker.toFixed(1)} s, PostgreSQL ${timing.cpu.postgres.toFixed(1)} s; worker peak ${fixed(mib(timing.workerPeak), 0)} MiB${timing.chunks_timeline ? `; chunks ${fixed(timing.chunks_timeline.span, 1)} s, workers busy ${fixed(100 * timing.chunks_timeline.utilisation, 0)} %, tail ${fixed(timing.chunks_timeline.tail, 1)} s, mean gap between a worker's chunks ${fixed(timing.chunks_timeline.gap, 2)} s, longest chunk ${fixed(timing.chunks_timeline.longest, 1)} s` : ''}`);
       }
+      if (opts.after) await opts.after(ctx, steps);
       const sum = (f: (s: StepTiming) => number) => steps.reduce((a, s) => a + f(s), 0);
       return {
         series: opts.series, shape: { items, sites, weeks: opts.weeks, seed: opts.seed }, settings,

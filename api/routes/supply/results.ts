@@ -3,11 +3,12 @@ import { getPipeline } from '../../../db/pipelines';
 import { defaultSupplyScenarioId } from '../../../db/supplyScenarios';
 import { withTenant, type Tx } from '../../../db/pool';
 import {
-  approveEngineOrder, dashboardFacts, deleteSupplyRun, editEngineOrder, engineOrderView, exceptionRows, getEngineOrder, getSupplyRun, inventoryRows,
-  indirectOfSku, latestSupplyRun, listSupplyRuns, mergedOrderPage, orderBreakdown, orderPegging, runPegging, type SupplyRunView,
+  approveEngineOrder, dashboardFacts, deleteSupplyRun, editEngineOrder, engineOrderView, exceptionRows, getEngineOrder, inventoryRows,
+  indirectOfSku, listSupplyRuns, supplyReadScope, mergedOrderPage, orderBreakdown, orderPegging, runPegging, type SupplyRunView,
 } from '../../../db/supplyReads';
 import { getSupplyScenario } from '../../../db/supplyScenarios';
 import { consumptionPreview, syncSupplyIssues } from '../../../db/supplySignals';
+import type { AppContext } from '../../context';
 import { conflict, badRequest, notFound } from '../../errors';
 import { newJobId } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
@@ -69,17 +70,27 @@ async function scenarioAndPipelineOr404(tx: Tx, pipelineId: number, scenarioId: 
 
 /** The run a read is about: `run_id` (which must belong to the pipeline and scenario), else the newest completed one. */
 async function runOr404(tx: Tx, q: { pipeline_id: number; scenario_id: number; run_id?: string }): Promise<SupplyRunView> {
-  await scenarioAndPipelineOr404(tx, q.pipeline_id, q.scenario_id);
-  if (q.run_id) {
-    const run = await getSupplyRun(tx, q.run_id);
-    if (!run || run.pipeline_id !== q.pipeline_id || run.scenario_id !== q.scenario_id) {
-      throw notFound(`run_id: supply run ${q.run_id} not found for pipeline ${q.pipeline_id} and supply scenario ${q.scenario_id}`);
-    }
-    return run;
-  }
-  const run = await latestSupplyRun(tx, q.pipeline_id, q.scenario_id);
-  if (!run) throw notFound(`no completed supply run for pipeline ${q.pipeline_id} and supply scenario ${q.scenario_id}: start one with POST /api/supply/run`);
-  return run;
+  const scope = await supplyReadScope(tx, q.pipeline_id, q.scenario_id, q.run_id);
+  if (!scope.pipeline) throw notFound(`pipeline_id: pipeline ${q.pipeline_id} not found`);
+  if (!scope.scenario) throw notFound(`scenario_id: supply scenario ${q.scenario_id} not found`);
+  if (scope.run) return scope.run;
+  if (q.run_id) throw notFound(`run_id: supply run ${q.run_id} not found for pipeline ${q.pipeline_id} and supply scenario ${q.scenario_id}`);
+  throw notFound(`no completed supply run for pipeline ${q.pipeline_id} and supply scenario ${q.scenario_id}: start one with POST /api/supply/run`);
+}
+
+/** A page of one of a run's lists, its total in `X-Total-Count`. */
+async function pageOfRun<T>(
+  ctx: AppContext, accountId: string, query: { pipeline_id: number; scenario_id: number; run_id?: string },
+  read: (tx: Tx, run: SupplyRunView) => Promise<{ rows: T[]; total: number }>,
+): Promise<T[]> {
+  const { rows, total } = await withTenant(ctx.deps.db, accountId, async (tx) => read(tx, await runOr404(tx, query)));
+  ctx.set('X-Total-Count', String(total));
+  return rows;
+}
+
+/** The dashboard of a run (also what a replay of a version shows). */
+export async function supplyDashboard(tx: Tx, run: SupplyRunView) {
+  return { run, kpis: run.kpis, ...(await dashboardFacts(tx, run.run_id)) };
 }
 
 /** An engine order of the pipeline and scenario, else 404. */
@@ -175,9 +186,7 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
       period_start: { type: 'string' }, n_orders: { type: 'integer' }, qty: { type: 'number' }, value: { type: 'number' }, qty_by_type: { type: 'object' },
     }) } }, ...errors(404) },
     handler: async (ctx, { query, user }) => {
-      const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => orderBreakdown(tx, (await runOr404(tx, query)).run_id, query, query.skip, query.limit));
-      ctx.set('X-Total-Count', String(total));
-      return rows;
+      return pageOfRun(ctx, user.accountId, query, (tx, run) => orderBreakdown(tx, run.run_id, query, query.skip, query.limit));
     },
   });
 
@@ -193,9 +202,7 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
     responses: { 200: { description: 'orders', schema: { type: 'array', items: orderSchema } }, ...errors(404) },
     handler: async (ctx, { query, user }) => {
       if (query.week_from !== undefined && query.week_to !== undefined && query.week_from > query.week_to) throw badRequest('week_from: must not be after week_to');
-      const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => mergedOrderPage(tx, await runOr404(tx, query), query, query.skip, query.limit));
-      ctx.set('X-Total-Count', String(total));
-      return rows;
+      return pageOfRun(ctx, user.accountId, query, (tx, run) => mergedOrderPage(tx, run, query, query.skip, query.limit));
     },
   });
 
@@ -245,9 +252,7 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
     query: scoped({ run_id: runIdSchema, item_id: id32, site_id: id32, kind: { type: 'string', enum: ['forecast', 'indirect', 'firm_transfer', 'prepos', 'backlog', 'safety_stock', 'excess'] }, ...page }),
     responses: { 200: { description: 'pegging rows', schema: { type: 'array', items: { type: 'object' } } }, ...errors(404) },
     handler: async (ctx, { query, user }) => {
-      const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => runPegging(tx, (await runOr404(tx, query)).run_id, query, query.skip, query.limit));
-      ctx.set('X-Total-Count', String(total));
-      return rows;
+      return pageOfRun(ctx, user.accountId, query, (tx, run) => runPegging(tx, run.run_id, query, query.skip, query.limit));
     },
   });
 
@@ -263,9 +268,7 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
       shortage: { type: 'number' }, inventory_value: { type: 'number' },
     }) } }, ...errors(404) },
     handler: async (ctx, { query, user }) => {
-      const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => inventoryRows(tx, (await runOr404(tx, query)).run_id, query, query.skip, query.limit));
-      ctx.set('X-Total-Count', String(total));
-      return rows;
+      return pageOfRun(ctx, user.accountId, query, (tx, run) => inventoryRows(tx, run.run_id, query, query.skip, query.limit));
     },
   });
 
@@ -283,9 +286,7 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
       description: { type: 'string' }, order_id: nullable({ type: 'integer' }),
     }) } }, ...errors(404) },
     handler: async (ctx, { query, user }) => {
-      const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => exceptionRows(tx, (await runOr404(tx, query)).run_id, query, query.skip, query.limit));
-      ctx.set('X-Total-Count', String(total));
-      return rows;
+      return pageOfRun(ctx, user.accountId, query, (tx, run) => exceptionRows(tx, run.run_id, query, query.skip, query.limit));
     },
   });
 
@@ -298,10 +299,7 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
       run: runSchema, kpis: nullable({ type: 'object' }), exceptions: { type: 'array', items: { type: 'object' } }, top_shortages: { type: 'array', items: { type: 'object' } },
       late_orders: { type: 'integer' }, edited_orders: { type: 'integer' }, approved_orders: { type: 'integer' },
     }) }, ...errors(404) },
-    handler: (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
-      const run = await runOr404(tx, query);
-      return { run, kpis: run.kpis, ...(await dashboardFacts(tx, run.run_id)) };
-    }),
+    handler: (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => supplyDashboard(tx, await runOr404(tx, query))),
   });
 
   defineRoute(table, {

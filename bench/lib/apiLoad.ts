@@ -1,0 +1,124 @@
+/**
+ * Load on the API as production runs it, for the benchmarks that measure reads (bench/api.ts, bench/supply.ts): the
+ * API as a child process (`node --import tsx api/main.ts`, NODE_ENV=production), a planner user and its token, and
+ * autocannon rows (req/s, latency p50 and p99, bytes per answer) run from the benchmark's own process, so the load
+ * generator does not share the API's event loop.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { hashPassword } from '../../api/auth/passwords';
+import { indexEmail } from '../../db/accounts';
+import { withTenant, type Db } from '../../db/pool';
+import { insertUser } from '../../db/users';
+import { REPO_ROOT } from '../../lib/env';
+import { int } from './report';
+
+// autocannon ships no types; the part used here is small
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon: (opts: Record<string, unknown>) => Promise<AutocannonResult> = require('autocannon');
+
+interface Histogram {
+  average: number;
+  p50: number;
+  p99: number;
+  total?: number;
+}
+interface AutocannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  throughput: Histogram & { total: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  duration: number;
+}
+
+/** API_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the API's node: NODE_OPTIONS refuses --cpu-prof. */
+export async function startApi(databaseUrl: string, port: number, logFile: string): Promise<ChildProcess> {
+  const nodeArgs = (process.env.API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/main.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'warn', JWT_SECRET: 'bench-api-secret-0123456789abcdef0123456789', LOGIN_RATE_LIMIT: '1000' },
+    stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`API exited (${child.exitCode}):\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/`)).ok) return child;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('API did not answer within 60 s');
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGINT'); // api/main.ts closes on SIGINT, which lets --cpu-prof write its profile
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A local user of the tenant allowed to run processes, findable by e-mail at login. */
+export async function addPlanner(db: Db, accountId: string, email: string, password: string): Promise<void> {
+  await withTenant(db, accountId, async (tx) => {
+    await insertUser(tx, {
+      email, name: 'Bench planner', password_hash: await hashPassword(password), role: 'user', auth_provider: 'local',
+      can_run_process: true, can_create_override: true, allowed_segments: [], allowed_segments_edit: [],
+    });
+    await indexEmail(tx, email, accountId);
+  });
+}
+
+/** The access token of a login through the API. */
+export async function login(url: string, email: string, password: string, accountId: string): Promise<string> {
+  const res = await fetch(`${url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password, account_id: accountId }) });
+  const token = ((await res.json()) as { access_token?: string }).access_token;
+  if (!token) throw new Error(`login failed: ${res.status}`);
+  return token;
+}
+
+/** The data cache warms in the background at start; the first measured request must not be the one that waits. */
+export async function waitForCache(url: string, token: string, probePath: string): Promise<void> {
+  for (let i = 0; i < 100 && (await fetch(`${url}${probePath}`, { headers: { authorization: `Bearer ${token}` } })).status === 503; i++) await new Promise((r) => setTimeout(r, 200));
+}
+
+export interface LoadRow {
+  name: string;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  bytes: number;
+  non2xx: number;
+  errors: number;
+}
+
+/**
+ * One row: a 2 s warm-up, then `seconds` of load on `connections` connections. `paths` rotates the request path (a
+ * different one per request, in turn) instead of repeating `url`'s.
+ */
+export async function measure(
+  name: string, url: string, load: { connections: number; seconds: number; log: (msg: string) => void }, opts: { token?: string; paths?: string[] },
+): Promise<LoadRow> {
+  const headers = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
+  let next = 0;
+  const requests = opts.paths
+    ? [{ method: 'GET', setupRequest: (req: Record<string, unknown>) => ({ ...req, path: opts.paths![next++ % opts.paths!.length] }) }]
+    : undefined;
+  const base = { url, headers, connections: load.connections, ...(requests ? { requests } : {}) };
+  // warm-up: the caches, the pool's connections and V8's optimisations
+  await autocannon({ ...base, duration: 2 });
+  const r = await autocannon({ ...base, duration: load.seconds });
+  const total = r.requests.total;
+  const row: LoadRow = {
+    name, reqPerSec: total / r.duration, p50: r.latency.p50, p99: r.latency.p99,
+    bytes: total ? r.throughput.total / total : NaN, non2xx: r.non2xx, errors: r.errors + r.timeouts,
+  };
+  load.log(`${name}: ${int(row.reqPerSec)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${int(row.bytes)} B/answer${row.non2xx || row.errors ? `, ${row.non2xx} non-2xx, ${row.errors} errors` : ''}`);
+  return row;
+}
