@@ -1,7 +1,9 @@
 import type { Db } from '../db/pool';
 import { createAbcActivities } from './abc/activity';
+import { createAlertActivities } from './alerts/activity';
 import { createAllocationActivities } from './allocation/activity';
 import { createEtlActivities } from './etl/activity';
+import { createExceptionLogActivities } from './exceptionLog/activity';
 import { createHealthActivities } from './health/activity';
 import { createHistoryActivities } from './history/activity';
 import { createImportActivities } from './import/activity';
@@ -28,6 +30,8 @@ export function createActivities(deps: { db: Db }) {
     ...createAllocationActivities(deps),
     ...createHistoryActivities(deps),
     ...createNettingActivities(deps),
+    ...createAlertActivities(deps),
+    ...createExceptionLogActivities(deps),
   };
 }
 

@@ -28,6 +28,7 @@ import { registerNpiRoutes } from './routes/npi';
 import { registerParameterRoutes } from './routes/parameters';
 import { eventStreamPaths, type RouteTable } from './routes/define';
 import { registerHistoryRoutes } from './routes/history';
+import { registerAlertRoutes } from './routes/alerts';
 import { registerHyperparamRoutes } from './routes/hyperparams';
 import { registerPipelineControlRoutes } from './routes/pipeline';
 import { registerPipelineRoutes } from './routes/pipelines';
@@ -40,6 +41,7 @@ import { registerSeriesDetailRoutes } from './routes/seriesDetail';
 import { registerSupplyRoutes } from './routes/supply';
 import { registerSupersessionRoutes } from './routes/supersession';
 import { registerSystemRoutes } from './routes/system';
+import { registerExceptionRoutes } from './routes/exceptions';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
 const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerPipelineControlRoutes, registerProcessLogRoutes, registerDocsRoutes,
@@ -53,6 +55,8 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerSupplyRoutes,
   registerSupersessionRoutes,
   registerHistoryRoutes,
+  registerAlertRoutes,
+  registerExceptionRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

@@ -33,6 +33,7 @@ import { freePort } from '../lib/net';
 import { addPlanner, login, measure, startApi, stopChild, waitForCache, type LoadRow } from './lib/apiLoad';
 import { runForecastPipeline, type PipelineContext, type StepTiming } from './lib/forecastPipeline';
 import { fixed, int, markdownTable, replaceBlock, secs, textTable } from './lib/report';
+import { seedFlatForecasts } from './lib/seedForecasts';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -68,30 +69,6 @@ interface SupplyFacts {
 
 interface ApiRow extends LoadRow {
   total: number;
-}
-
-/** Per series: the mean of its last 13 weeks (a missing week counts as 0) as a flat forecast, and that method as its best. */
-async function seedForecasts(ctx: PipelineContext): Promise<number> {
-  return withTenant(ctx.stack.db, ctx.accountId, async (tx) => {
-    const n = await tx.query(sql.unsafe`
-      WITH last AS (SELECT max(week) AS w FROM series_weekly),
-      m AS (
-        SELECT s.item_id, s.site_id, COALESCE(sum(w.y), 0)::float8 / 13 AS v, COALESCE(stddev_samp(w.y), 0)::float8 AS sd
-        FROM series s CROSS JOIN last LEFT JOIN series_weekly w ON w.item_id = s.item_id AND w.site_id = s.site_id AND w.week > last.w - 91
-        GROUP BY s.item_id, s.site_id
-      )
-      INSERT INTO forecast_results (pipeline_id, item_id, site_id, method, scenario_id, start_week, yhat, yhat_lower, yhat_upper, level, params, job_id)
-      SELECT ${ctx.pipelineId}, m.item_id, m.site_id, 'moving_average', NULL, (SELECT w FROM last) + 7,
-        array_fill(m.v, ARRAY[${HORIZON}::int]), array_fill(greatest(0, m.v - 1.2816 * m.sd), ARRAY[${HORIZON}::int]), array_fill(m.v + 1.2816 * m.sd, ARRAY[${HORIZON}::int]),
-        0.8, '{"window": 13}'::jsonb, 'bench-supply-seed'
-      FROM m`);
-    await tx.query(sql.unsafe`
-      INSERT INTO series_best_method (pipeline_id, item_id, site_id, best_method, metric, ranking, reason, job_id)
-      SELECT ${ctx.pipelineId}, item_id, site_id, 'moving_average', 'mase', '[]'::jsonb, 'seeded by bench:supply', 'bench-supply-seed' FROM series`);
-    await tx.query(sql.unsafe`ANALYZE forecast_results`);
-    await tx.query(sql.unsafe`ANALYZE series_best_method`);
-    return n.rowCount;
-  });
 }
 
 async function supplyFacts(ctx: PipelineContext): Promise<SupplyFacts> {
@@ -194,7 +171,7 @@ async function main(): Promise<void> {
     steps: ['distribution', 'meio', 'eoq', 'supply'],
     prepare: async (ctx) => {
       const t = performance.now();
-      seeded = await seedForecasts(ctx);
+      seeded = await seedFlatForecasts(ctx, { horizon: HORIZON, label: 'bench:supply' });
       seedSeconds = (performance.now() - t) / 1000;
       log(`  seeded ${int(seeded)} flat forecasts and best methods in ${secs(seedSeconds)} s`);
     },

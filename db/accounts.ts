@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { migrateTenant } from './migrate';
+import { seedAlertOntology } from './alerts';
 import { syncTenantDefaults } from './parameters';
 import { sql, tenantSchemaName, withTenant, type Db, type Tx } from './pool';
 
@@ -19,7 +20,11 @@ export async function createAccount(db: Db, databaseUrl: string, name: string): 
     INSERT INTO master.accounts (id, name, schema_name) VALUES (${id}::uuid, ${name}, ${schema})
     RETURNING id, name, schema_name, is_active, created_at`)) as Account;
   await migrateTenant(databaseUrl, schema);
-  await withTenant(db, id, (tx) => syncTenantDefaults(tx));
+  await withTenant(db, id, async (tx) => {
+    await syncTenantDefaults(tx);
+    // a new tenant starts with the 32 default alert rules (spec §4.11), as POST /api/alerts/ontology/seed would add them
+    await seedAlertOntology(tx);
+  });
   return account;
 }
 

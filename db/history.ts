@@ -9,7 +9,7 @@ import { sql, type Tx } from './pool';
 export const HISTORY_TABLES: ReadonlyArray<readonly [string, 'pipeline' | 'run']> = [
   ['series_outliers', 'pipeline'], ['series_characteristics', 'pipeline'], ['forecast_results', 'pipeline'], ['backtest_metrics', 'pipeline'],
   ['backtest_forecasts', 'pipeline'], ['series_best_method', 'pipeline'], ['series_distributions', 'pipeline'], ['meio_results', 'pipeline'],
-  ['meio_group_results', 'pipeline'], ['eoq_results', 'pipeline'], ['exception_log', 'pipeline'],
+  ['meio_group_results', 'pipeline'], ['eoq_results', 'pipeline'], ['exception_log', 'pipeline'], ['netting_runs', 'pipeline'], ['netting_results', 'pipeline'],
   ['supply_runs', 'run'], ['supply_orders', 'run'], ['supply_pegging', 'run'], ['supply_plans', 'run'], ['supply_indirect', 'run'],
   ['supply_exceptions', 'run'], ['supply_capacity_used', 'run'], ['allocation_runs', 'run'], ['allocation_results', 'run'],
 ];
@@ -81,6 +81,35 @@ export async function setPlanningDate(tx: Tx, pipelineId: number, date: string |
     ON CONFLICT (pipeline_id) DO UPDATE SET planning_date = EXCLUDED.planning_date, updated_by = EXCLUDED.updated_by, updated_at = now()`);
 }
 
+/** The supply runs a version of the pipeline holds: the newest completed run of each supply scenario (a subquery). */
+export const versionSupplyRuns = (pipelineId: number) => sql.fragment`(
+  SELECT DISTINCT ON (scenario_id) run_id, scenario_id, started_at, kpis FROM supply_runs
+  WHERE pipeline_id = ${pipelineId} AND status = 'completed' ORDER BY scenario_id, started_at DESC, run_id DESC)`;
+
+export interface PipelineKpis {
+  fill_rate: number | null;
+  inventory_value: number | null;
+  shortage_qty: number | null;
+  forecast_mase: number | null;
+  series: number;
+}
+
+/**
+ * The headline KPIs a version stores (rule 4), from the live tables: the supply plan's fill rate, average inventory
+ * value and shortage (the default supply scenario's run, else the newest), the best methods' mean backtest MASE, and
+ * the series with a best method.
+ */
+export async function pipelineKpis(tx: Tx, pipelineId: number): Promise<PipelineKpis> {
+  return (await tx.one(sql.unsafe`
+    WITH head AS (
+      SELECT kpis FROM ${versionSupplyRuns(pipelineId)} v ORDER BY (scenario_id = (SELECT id FROM supply_scenarios WHERE is_default)) DESC, started_at DESC LIMIT 1)
+    SELECT (SELECT (kpis->>'projected_fill_rate')::float8 FROM head) AS fill_rate,
+      (SELECT (kpis->>'avg_inventory_value')::float8 FROM head) AS inventory_value,
+      (SELECT (kpis->>'shortage_qty')::float8 FROM head) AS shortage_qty,
+      (SELECT avg(best_score)::float8 FROM series_best_method WHERE pipeline_id = ${pipelineId} AND metric = 'mase' AND best_score IS NOT NULL) AS forecast_mase,
+      (SELECT count(*)::int FROM series_best_method WHERE pipeline_id = ${pipelineId}) AS series`)) as PipelineKpis;
+}
+
 export interface FreezeRequest {
   pipelineId: number;
   archiveDate: string;
@@ -119,10 +148,7 @@ export async function freezeVersion(tx: Tx, r: FreezeRequest, onTable: (table: s
     VALUES (${r.pipelineId}, (SELECT forecast_scenario_id FROM scenario_pipelines WHERE id = ${r.pipelineId}), ${r.archiveDate}, ${r.createdBy}, ${r.comment},
       ${r.pin}, ${parent}, ${old?.archive_date ?? null}, ${r.jobId}, ${r.source})
     RETURNING id`)) as number;
-  // the supply runs a version holds: the newest completed run of each supply scenario of the pipeline
-  const runs = (await tx.anyFirst(sql.unsafe`
-    SELECT DISTINCT ON (scenario_id) run_id FROM supply_runs WHERE pipeline_id = ${r.pipelineId} AND status = 'completed'
-    ORDER BY scenario_id, started_at DESC, run_id DESC`)) as readonly string[];
+  const runs = (await tx.anyFirst(sql.unsafe`SELECT run_id FROM ${versionSupplyRuns(r.pipelineId)} v`)) as readonly string[];
   const allocationRuns = runs.length
     ? ((await tx.anyFirst(sql.unsafe`
         SELECT DISTINCT ON (supply_run_id) run_id FROM allocation_runs WHERE supply_run_id = ANY(${sql.array(runs, 'text')}) AND status = 'completed'
@@ -139,13 +165,7 @@ export async function freezeVersion(tx: Tx, r: FreezeRequest, onTable: (table: s
   await tx.query(sql.unsafe`DELETE FROM history_on_hand WHERE archive_date = ${r.archiveDate}`);
   counts.on_hand = (await tx.query(sql.unsafe`
     INSERT INTO history_on_hand (archive_date, item_id, site_id, on_hand) SELECT ${r.archiveDate}, item_id, site_id, on_hand FROM item_site`)).rowCount;
-  const kpis = (await tx.one(sql.unsafe`
-    SELECT
-      (SELECT (kpis->>'projected_fill_rate')::float8 FROM supply_runs WHERE run_id = ANY(${sql.array(runs, 'text')}) ORDER BY (scenario_id = (SELECT id FROM supply_scenarios WHERE is_default)) DESC, started_at DESC LIMIT 1) AS fill_rate,
-      (SELECT (kpis->>'avg_inventory_value')::float8 FROM supply_runs WHERE run_id = ANY(${sql.array(runs, 'text')}) ORDER BY (scenario_id = (SELECT id FROM supply_scenarios WHERE is_default)) DESC, started_at DESC LIMIT 1) AS inventory_value,
-      (SELECT (kpis->>'shortage_qty')::float8 FROM supply_runs WHERE run_id = ANY(${sql.array(runs, 'text')}) ORDER BY (scenario_id = (SELECT id FROM supply_scenarios WHERE is_default)) DESC, started_at DESC LIMIT 1) AS shortage_qty,
-      (SELECT avg(best_score)::float8 FROM series_best_method WHERE pipeline_id = ${r.pipelineId} AND metric = 'mase' AND best_score IS NOT NULL) AS forecast_mase,
-      (SELECT count(*)::int FROM series_best_method WHERE pipeline_id = ${r.pipelineId}) AS series`)) as { fill_rate: number | null; inventory_value: number | null; shortage_qty: number | null; forecast_mase: number | null; series: number };
+  const kpis = await pipelineKpis(tx, r.pipelineId);
   const total = Object.values(counts).reduce((n, c) => n + c, 0);
   await tx.query(sql.unsafe`
     UPDATE history_versions SET frozen = true, table_counts = ${sql.jsonb(counts)}, row_count_total = ${total}, kpi_fill_rate = ${kpis.fill_rate},
@@ -244,4 +264,36 @@ export async function applyRetention(tx: Tx, pipelineId: number): Promise<string
     ORDER BY archive_date`)) as ReadonlyArray<{ id: number; archive_date: string }>;
   for (const d of doomed) await deleteVersion(tx, d.id);
   return doomed.map((d) => d.archive_date);
+}
+
+/** Series per best method of a pipeline (what a replay's summary shows). */
+export async function bestMethodCountsOf(tx: Tx, pipelineId: number): Promise<Record<string, number>> {
+  const rows = (await tx.any(sql.unsafe`
+    SELECT best_method, count(*)::int AS n FROM series_best_method WHERE pipeline_id = ${pipelineId} GROUP BY best_method ORDER BY best_method`)) as ReadonlyArray<{ best_method: string; n: number }>;
+  return Object.fromEntries(rows.map((r) => [r.best_method, r.n]));
+}
+
+/** Thrown to roll back a replay transaction once its answer is in hand. */
+class ReplayDone<T> extends Error {
+  constructor(readonly value: T) {
+    super('replay done');
+  }
+}
+
+/**
+ * Runs `read` with the version's copies in place of the live tables (migration 020: temporary views of the same
+ * names), so any live reader returns what it returned when the version was frozen. The transaction is rolled back
+ * afterwards: the views never outlive the read and nothing can be written through it.
+ */
+export async function readAsOfVersion<T>(tx: Tx, snapshotId: number, read: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    await tx.transaction(async (inner) => {
+      for (const [table] of HISTORY_TABLES) await inner.query(sql.unsafe`SELECT history_shadow(${table}, ${snapshotId})`);
+      throw new ReplayDone(await read(inner));
+    });
+  } catch (err) {
+    if (err instanceof ReplayDone) return err.value as T;
+    throw err;
+  }
+  throw new Error('unreachable: a replay always rolls back');
 }

@@ -14,8 +14,9 @@ export interface SyncResult {
 
 /**
  * Replaces the supply issues of the pipeline's exception-log rows with the run's exceptions, keeping every other kind
- * of issue and the planner's status: a resolved row with new supply issues opens again (a snoozed one stays snoozed
- * until its date), and a row left with no issue at all is resolved.
+ * of issue and the planner's status, by the rule of the exception-log refresh (db/exceptionLog.ts): a row opens again
+ * only for an issue it did not have (a snoozed one stays snoozed until its date), and a row left with no issue at all
+ * is resolved.
  */
 export async function syncSupplyIssues(tx: Tx, runId: string, pipelineId: number): Promise<SyncResult> {
   const r = (await tx.one(sql.unsafe`
@@ -32,7 +33,11 @@ export async function syncSupplyIssues(tx: Tx, runId: string, pipelineId: number
     joined AS (
       SELECT k.item_id, k.site_id, l.id, l.status AS old_status, l.snoozed_until,
         COALESCE((SELECT jsonb_agg(x) FROM jsonb_array_elements(l.issues) x WHERE x->>'type' IS DISTINCT FROM 'supply'), '[]') || COALESCE(f.issues, '[]') AS issues,
-        f.issues IS NOT NULL AS has_supply
+        -- a planner's status gives way only to an issue the row did not have (same code, week and order)
+        EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(f.issues, '[]')) n WHERE NOT EXISTS (
+          SELECT 1 FROM jsonb_array_elements(COALESCE(l.issues, '[]')) o
+          WHERE o->>'type' = n->>'type' AND o->>'code' IS NOT DISTINCT FROM n->>'code' AND o->>'week' IS NOT DISTINCT FROM n->>'week'
+            AND o->>'order_id' IS NOT DISTINCT FROM n->>'order_id')) AS has_new
       FROM keys k
       LEFT JOIN fresh f ON f.item_id = k.item_id AND f.site_id = k.site_id
       LEFT JOIN exception_log l ON l.pipeline_id = ${pipelineId} AND l.item_id = k.item_id AND l.site_id = k.site_id
@@ -40,7 +45,7 @@ export async function syncSupplyIssues(tx: Tx, runId: string, pipelineId: number
     merged AS (
       SELECT j.*, CASE WHEN jsonb_array_length(j.issues) = 0 THEN 'resolved'
           WHEN j.old_status = 'snoozed' AND j.snoozed_until >= current_date THEN 'snoozed'
-          WHEN j.has_supply THEN 'open'
+          WHEN j.old_status = 'snoozed' OR j.has_new THEN 'open'
           ELSE COALESCE(j.old_status, 'open') END AS status
       FROM joined j
     ),

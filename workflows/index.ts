@@ -19,3 +19,5 @@ export * from './parametersResolve';
 export * from './abc';
 export * from './history';
 export * from './netting';
+export * from './alerts';
+export * from './exceptionLog';

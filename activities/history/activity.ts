@@ -35,12 +35,22 @@ export function createHistoryActivities({ db }: { db: Db }) {
     if (!(await getPipeline(tx, input.pipelineId))) throw ApplicationFailure.nonRetryable(`freeze: pipeline ${input.pipelineId} not found`, 'NoPipeline');
     const planning = await effectivePlanningDate(tx, input.pipelineId, process.env.PLANNING_DATE_OVERRIDE);
     const archiveDate = mondayOf(planning.date);
+    // a table's copy runs from its onTable call to the next one; the last span (on_hand) also holds the KPIs and the
+    // registry update. The log line carries them so a slow freeze says which table it spent its time on.
+    const spans: Array<[string, number]> = [];
+    const start = performance.now();
     const out = await freezeVersion(tx, {
       pipelineId: input.pipelineId, archiveDate, comment: input.comment, pin: input.pin, createdBy: input.createdBy, jobId: input.jobId, source: input.source,
-    }, (table) => checkpoint({ phase: 'copy', table }));
+    }, (table) => {
+      checkpoint({ phase: 'copy', table });
+      spans.push([table, performance.now()]);
+    });
+    const end = performance.now();
+    const ms = spans.map(([table, at], i) => `${table} ${Math.round((spans[i + 1]?.[1] ?? end) - at)}`);
     await appendLog(tx, input.jobId, `freeze: pipeline ${input.pipelineId}, planning date ${planning.date} (${planning.source}) → archive date ${archiveDate}; `
       + `${out.version.row_count_total} rows in ${Object.values(out.version.table_counts).filter((n) => n > 0).length} tables`
-      + `${out.replaced_archive_date ? `; replaced the un-pinned version of ${out.replaced_archive_date}` : ''}`);
+      + `${out.replaced_archive_date ? `; replaced the un-pinned version of ${out.replaced_archive_date}` : ''}`
+      + `; ms: before the copies ${Math.round((spans[0]?.[1] ?? end) - start)}, ${ms.join(', ')} (with KPIs and registry)`);
     return { ...out, planning_date: planning.date, planning_date_source: planning.source };
   });
 

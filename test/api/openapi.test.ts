@@ -32,7 +32,7 @@ const SPEC_ROWS: SpecRow[] = fs
  */
 const WHOLE_SECTIONS = ['1 ', '4.1 Auth', '4.2 ', '4.4 NPI', '4.6 ', '4.7 ', '4.8 ', '4.9 ', '6 '];
 /** Sections of document 2 (supply-history-assistant.md) delivered so far. */
-const WHOLE_SECTIONS_DOC2 = ['4.1 Firm'];
+const WHOLE_SECTIONS_DOC2 = ['4.1 Firm', '4.4 Supersession', '4.5 History'];
 const PARTIAL_PATHS = new Set([
   '/api/series', '/api/series/type-counts', '/api/items', '/api/sites', '/api/items/{item_id}/image', '/api/series/{unique_id}/parameters',
   '/api/hyperparams/{unique_id}',
@@ -52,6 +52,13 @@ const PARTIAL_PATHS = new Set([
   '/api/io-overrides', '/api/series/{unique_id}/io-network', '/api/series/{unique_id}/mc-distribution',
   // issue 14: the indirect demand of a SKU-site from a supply run
   '/api/series/{unique_id}/indirect',
+  // issue 16: forecast netting
+  '/api/forecast/netting/summary', '/api/forecast/netting/series', '/api/forecast/netting/{unique_id}', '/api/forecast/netting/refresh',
+  // issue 17: alerts and their ontology
+  '/api/alerts', '/api/alerts/query', '/api/alerts/batch', '/api/alerts/{alert_id}/approve', '/api/alerts/{alert_id}/reject', '/api/alerts/ontology', '/api/alerts/ontology/{metric_name}', '/api/alerts/ontology/seed', '/api/alerts/synonyms',
+  // issue 17: the exception log
+  '/api/exception-log', '/api/exception-log/preload', '/api/exception-log/{exception_id}/status', '/api/exception-log/generate',
+  '/api/exception-log/{exception_id}/forecast-data', '/api/exception-log/{exception_id}/io-data', '/api/exception-log/{exception_id}/supply-data',
 ]);
 const DELIVERED = (r: SpecRow) =>
   (r.document === 'core-service.md' && (WHOLE_SECTIONS.some((s) => r.section.startsWith(s)) || PARTIAL_PATHS.has(r.path))) ||
@@ -84,7 +91,7 @@ test('every spec row of the delivered sections is served and documented', async 
   const doc = (await t.call('get', '/openapi.json')).body;
   const documented = new Set(Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m} ${normalise(p)}`)));
   const rows = SPEC_ROWS.filter(DELIVERED);
-  expect(rows.length).toBe(139 + 33 + 3 + 31 + 1 + 5);
+  expect(rows.length).toBe(139 + 33 + 3 + 31 + 1 + 5 + 9 + 4 + 6 + 7 + 10);
   const missing = rows.filter((r) => !documented.has(`${r.method} ${normalise(r.path)}`));
   expect(missing).toEqual([]);
 });

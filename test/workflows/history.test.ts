@@ -213,3 +213,54 @@ describe('the weekly schedule', () => {
     expect(gone).toBe('ScheduleNotFoundError');
   }, 120_000);
 });
+
+describe('replay', () => {
+  test('each view of a frozen week answers byte for byte what the live reader answered at freeze time, after the live data moved on', async () => {
+    const supplyScenario = await defaultSupplyScenario();
+    const meioScenario = (await t.call('post', '/api/meio/scenarios', { token: planner, body: { name: 'Replay' } })).body.id;
+    const meioRun = await t.call('post', `/api/meio/scenarios/${meioScenario}/run`, { token: planner, body: { pipeline_id: pipelineId } });
+    expect((await waitForJob(t, planner, meioRun.body.job_id, isFinished, 120_000)).status).toBe('completed');
+    const uid = `${seed.items.P}_${seed.sites.S1}`;
+    const scope = { pipeline_id: pipelineId, scenario_id: supplyScenario };
+    const live = async () => ({
+      series: (await t.call('get', `/api/forecasts/${uid}`, { token: planner, query: { pipeline_id: pipelineId } })).text,
+      orders: (await t.call('get', '/api/supply/orders', { token: planner, query: { ...scope, include_firm: false, limit: 50 } })).text,
+      dashboard: (await t.call('get', '/api/supply/dashboard', { token: planner, query: scope })).text,
+      meio: (await t.call('get', `/api/meio/scenarios/${meioScenario}/results`, { token: planner, query: { pipeline_id: pipelineId } })).text,
+    });
+    const atFreeze = await live();
+    expect(JSON.parse(atFreeze.meio).length).toBeGreaterThan(0);
+    await setPlanningDate(pipelineId, '2026-07-08');
+    expect((await freeze({ comment: 'replayed' })).status).toBe(200);
+
+    // the live data moves on: new forecasts, a new supply run, new meio results
+    await withTenant(t.db, a.accountId, (tx) => tx.query(sql.unsafe`
+      UPDATE forecast_results SET yhat = ARRAY(SELECT v * 2 FROM unnest(yhat) v), updated_at = now() WHERE pipeline_id = ${pipelineId}`));
+    const rerun = await t.call('post', '/api/supply/run', { token: planner, body: scope });
+    expect((await waitForJob(t, planner, rerun.body.job_id, isFinished, 120_000)).status).toBe('completed');
+    await withTenant(t.db, a.accountId, (tx) => tx.query(sql.unsafe`UPDATE meio_results SET target_service = 0.9, updated_at = now() WHERE pipeline_id = ${pipelineId}`));
+    const now = await live();
+    for (const k of ['series', 'orders', 'dashboard', 'meio'] as const) expect(now[k]).not.toBe(atFreeze[k]);
+
+    const replay = async (view: string, extra: Record<string, unknown> = {}) => {
+      const res = await t.call('get', '/api/history/replay/2026-07-06', { token: planner, query: { pipeline_id: pipelineId, view, ...extra } });
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    expect(JSON.stringify((await replay('series', { unique_id: uid })).data)).toBe(atFreeze.series);
+    const supply = (await replay('supply', { limit: 50 })).data;
+    expect(JSON.stringify(supply.orders)).toBe(atFreeze.orders);
+    expect(JSON.stringify(supply.dashboard)).toBe(atFreeze.dashboard);
+    expect(JSON.stringify((await replay('meio', { meio_scenario_id: meioScenario })).data.results)).toBe(atFreeze.meio);
+    const summary = (await replay('summary')).data;
+    expect(summary.version).toMatchObject({ archive_date: '2026-07-06', comment: 'replayed' });
+    expect(summary.best_methods).toEqual({ naive: 3 });
+    expect(JSON.stringify(summary.supply)).toBe(atFreeze.dashboard);
+
+    // a replay leaves nothing behind: the live readers answer as before it
+    expect((await live()).orders).toBe(now.orders);
+    const noUid = await t.call('get', '/api/history/replay/2026-07-06', { token: planner, query: { pipeline_id: pipelineId, view: 'series' } });
+    expect([noUid.status, noUid.body.detail]).toEqual([400, 'query.unique_id is required with view=series']);
+    expect((await t.call('get', '/api/history/replay/2026-07-13', { token: planner, query: { pipeline_id: pipelineId } })).status).toBe(404);
+  }, 180_000);
+});

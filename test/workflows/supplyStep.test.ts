@@ -240,6 +240,12 @@ describe('the supply API over a completed run', () => {
     const nEx = (await withTenant(t.db, a.accountId, (tx) => tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM supply_exceptions WHERE run_id = ${runId}`))) as number;
     expect(rows.reduce((n: number, r: any) => n + r.n, 0)).toBe(nEx);
     expect(rows.every((r: any) => r.status === 'open' && r.exception_types.join() === 'supply')).toBe(true);
+    // a planner resolves one: the same issues synced again leave it resolved
+    const one = (await withTenant(t.db, a.accountId, (tx) => tx.oneFirst(sql.unsafe`SELECT id FROM exception_log WHERE pipeline_id = ${seed.pipelineId} ORDER BY id LIMIT 1`))) as number;
+    expect((await t.call('patch', `/api/exception-log/${one}/status`, { token: planner, body: { status: 'resolved' } })).status).toBe(200);
+    const third = await t.call('post', '/api/supply/sync-alerts', { token: planner, query: scope() });
+    expect(third.body).toMatchObject({ created: 0, updated: skuSites, reopened: 0 });
+    expect(await withTenant(t.db, a.accountId, (tx) => tx.oneFirst(sql.unsafe`SELECT status FROM exception_log WHERE id = ${one}`))).toBe('resolved');
   });
 
   test('consumption preview: booked demand consumes the forecast week by week', async () => {

@@ -27,7 +27,7 @@ async function openSeries(tx: Tx, user: AuthUser, uid: string, q: { pipeline_id?
   return { key, k: { item_id: key.itemId, site_id: key.siteId }, scope };
 }
 
-function forecastsView(uid: string, scope: { pipelineId: number; scenarioId: number | null }, rows: ForecastRow[], bestMethod: string | null) {
+export function forecastsView(uid: string, scope: { pipelineId: number; scenarioId: number | null }, rows: ForecastRow[], bestMethod: string | null) {
   return {
     unique_id: uid,
     pipeline_id: scope.pipelineId,

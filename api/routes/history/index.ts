@@ -3,7 +3,6 @@ import {
   applyRetention, deleteVersion, effectivePlanningDate, getPlanningDates, getVersion, historySettings, listVersions, mondayOf, saveHistorySettings,
   setPlanningDate, unpinnedTwin, updateVersion, type VersionRow,
 } from '../../../db/history';
-import { getPipeline } from '../../../db/pipelines';
 import { withTenant, type Tx } from '../../../db/pool';
 import type { FreezeWorkflowResult } from '../../../workflows/history';
 import { conflict, HttpError, notFound } from '../../errors';
@@ -12,6 +11,9 @@ import { newJobId, requireTemporal, startJob } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
 import { errors, nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
+import { checkArchiveDate, checkDate, pipelineOr404 } from './common';
+import { registerHistoryReplayRoutes } from './replay';
+import { registerHistoryViewRoutes } from './views';
 
 const pipelineId: JsonSchema = { type: 'integer', minimum: 1, maximum: 2147483647, description: 'the scenario pipeline' };
 const monday: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'archive date: the Monday of the version\'s planning week (YYYY-MM-DD)' };
@@ -42,11 +44,8 @@ const versionView = (v: VersionRow) => ({
   job_id: v.job_id, source: v.source,
 });
 
-async function pipelineOr404(tx: Tx, id: number): Promise<void> {
-  if (!(await getPipeline(tx, id))) throw notFound(`pipeline_id: pipeline ${id} not found`);
-}
-
 async function versionOr404(tx: Tx, pipeline: number, archiveDate: string): Promise<VersionRow> {
+  checkArchiveDate('path.archive_date', archiveDate);
   await pipelineOr404(tx, pipeline);
   const v = await getVersion(tx, pipeline, archiveDate);
   if (!v) throw notFound(`No version of pipeline ${pipeline} for archive date ${archiveDate}`);
@@ -78,6 +77,8 @@ function validTimezone(tz: string): boolean {
 /** Weekly plan versions (document 2 §4.5): freeze, versions, the weekly schedule, retention and planning dates. */
 export function registerHistoryRoutes(table: RouteTable): void {
   const tag = 'history';
+  registerHistoryReplayRoutes(table, versionView);
+  registerHistoryViewRoutes(table);
 
   defineRoute(table, {
     method: 'post', path: '/api/history/freeze', tag, permission: 'run_process', pipelineScoped: true, needsCache: false,
@@ -134,6 +135,7 @@ export function registerHistoryRoutes(table: RouteTable): void {
     }, ['pipeline_id']),
     responses: { 200: { description: 'versions', schema: { type: 'array', items: versionSchema } }, ...errors(404) },
     handler: async (ctx, { query, user }) => {
+      for (const f of ['from', 'to'] as const) if (query[f] !== undefined) checkDate(`query.${f}`, query[f]);
       const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
         await pipelineOr404(tx, query.pipeline_id);
         return listVersions(tx, query.pipeline_id, query, query.skip, query.limit);
@@ -301,7 +303,7 @@ export function registerHistoryRoutes(table: RouteTable): void {
     handler: (ctx, { body, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       if (body.pipeline_id === 0) throw new HttpError(400, 'body.pipeline_id: 0 is not a pipeline (−1 is the tenant-wide date)');
       if (body.pipeline_id > 0) await pipelineOr404(tx, body.pipeline_id);
-      if (body.planning_date !== null && Number.isNaN(Date.parse(`${body.planning_date}T00:00:00Z`))) throw new HttpError(400, 'body.planning_date: not a valid date');
+      if (body.planning_date !== null) checkDate('body.planning_date', body.planning_date);
       await setPlanningDate(tx, body.pipeline_id, body.planning_date, user.email);
       return { pipeline_id: body.pipeline_id, planning_date: body.planning_date };
     }),

@@ -1,0 +1,219 @@
+/**
+ * The exception log (spec §2.4, §4.11; docs/EXCEPTIONS.md): the facts the forecast and io rules read, the refresh
+ * that merges fresh issues into the planner's rows, and the reads of the list, the preload and the inline details.
+ */
+import type { ForecastFacts, Issue, IoFacts } from '../domain/exceptions/rules';
+import { sql, type Tx } from './pool';
+
+export interface SeriesKey {
+  item_id: number;
+  site_id: number;
+}
+
+/** Every series with a forecast result of the pipeline, with what the forecast rules read of it. */
+export async function forecastFacts(tx: Tx, pipelineId: number): Promise<Array<SeriesKey & ForecastFacts>> {
+  const rows = await tx.any(sql.unsafe`
+    WITH keys AS (
+      SELECT item_id, site_id FROM series_best_method WHERE pipeline_id = ${pipelineId}
+      UNION SELECT item_id, site_id FROM forecast_results WHERE pipeline_id = ${pipelineId}
+      UNION SELECT item_id, site_id FROM backtest_metrics WHERE pipeline_id = ${pipelineId}
+    )
+    SELECT k.item_id, k.site_id, b.best_method, m.mase, m.bias, c.mean
+    FROM keys k
+    LEFT JOIN series_best_method b ON b.pipeline_id = ${pipelineId} AND b.item_id = k.item_id AND b.site_id = k.site_id
+    LEFT JOIN backtest_metrics m ON m.pipeline_id = ${pipelineId} AND m.item_id = k.item_id AND m.site_id = k.site_id AND m.method = b.best_method
+    LEFT JOIN series_characteristics c ON c.pipeline_id = ${pipelineId} AND c.item_id = k.item_id AND c.site_id = k.site_id
+    ORDER BY k.item_id, k.site_id`);
+  return rows as unknown as Array<SeriesKey & ForecastFacts>;
+}
+
+/**
+ * The io facts of the pipeline's MEIO results in one scenario: the default MEIO scenario when it has results, else the
+ * pipeline's lowest-numbered scenario with results (one answer per SKU-site, never a mix of scenarios).
+ */
+export async function ioFacts(tx: Tx, pipelineId: number): Promise<Array<SeriesKey & IoFacts>> {
+  const rows = await tx.any(sql.unsafe`
+    WITH sc AS (
+      SELECT r.scenario_id FROM meio_results r JOIN meio_scenarios s ON s.id = r.scenario_id
+      WHERE r.pipeline_id = ${pipelineId} ORDER BY s.is_default DESC, r.scenario_id LIMIT 1
+    )
+    SELECT r.item_id, r.site_id, r.meets_target, r.target_service, r.expected_fill_rate, r.diagnostics
+    FROM meio_results r JOIN sc ON sc.scenario_id = r.scenario_id
+    WHERE r.pipeline_id = ${pipelineId} ORDER BY r.item_id, r.site_id`);
+  return rows as unknown as Array<SeriesKey & IoFacts>;
+}
+
+export interface RefreshResult {
+  sku_sites_with_issues: number;
+  created: number;
+  updated: number;
+  reopened: number;
+  cleared: number;
+}
+
+/**
+ * Replaces the forecast, io and supply issues of the pipeline's rows with `fresh` plus the exceptions of supply run
+ * `supplyRunId` (none when null), built as POST /api/supply/sync-alerts builds them. The planner's status is kept: a
+ * resolved row opens again only when an issue appears that it did not have (same type, code, week and order), a snoozed
+ * row stays snoozed until its date and opens after it, a row left without issues is resolved.
+ */
+export async function refreshExceptionLog(tx: Tx, pipelineId: number, fresh: Array<SeriesKey & { issues: Issue[] }>, supplyRunId: string | null): Promise<RefreshResult> {
+  const payload = JSON.stringify(fresh.filter((f) => f.issues.length));
+  return (await tx.one(sql.unsafe`
+    WITH derived AS (
+      SELECT r.item_id, r.site_id, r.issues FROM jsonb_to_recordset(${payload}::jsonb) AS r(item_id int4, site_id int4, issues jsonb)
+    ),
+    supply AS (
+      SELECT e.item_id, e.site_id, jsonb_agg(jsonb_build_object(
+        'type', 'supply', 'code', e.type, 'severity', e.severity, 'description', e.description, 'week', e.week, 'end_week', e.end_week,
+        'qty', e.qty, 'order_id', e.order_id, 'run_id', e.run_id) ORDER BY e.week, e.id) AS issues
+      FROM supply_exceptions e WHERE e.run_id = ${supplyRunId} GROUP BY e.item_id, e.site_id
+    ),
+    fresh AS (
+      SELECT item_id, site_id, jsonb_agg(x ORDER BY ord) AS issues
+      FROM (SELECT d.item_id, d.site_id, x, 0 AS ord FROM derived d, jsonb_array_elements(d.issues) x
+            UNION ALL SELECT s.item_id, s.site_id, x, 1 FROM supply s, jsonb_array_elements(s.issues) x) u
+      GROUP BY item_id, site_id
+    ),
+    keys AS (
+      SELECT item_id, site_id FROM fresh UNION SELECT item_id, site_id FROM exception_log WHERE pipeline_id = ${pipelineId}
+    ),
+    joined AS (
+      SELECT k.item_id, k.site_id, l.status AS old_status, l.snoozed_until,
+        COALESCE((SELECT jsonb_agg(x) FROM jsonb_array_elements(l.issues) x WHERE x->>'type' NOT IN ('forecast', 'io', 'supply')), '[]') || COALESCE(f.issues, '[]') AS issues,
+        EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(f.issues, '[]')) n WHERE NOT EXISTS (
+          SELECT 1 FROM jsonb_array_elements(COALESCE(l.issues, '[]')) o
+          WHERE o->>'type' = n->>'type' AND o->>'code' IS NOT DISTINCT FROM n->>'code' AND o->>'week' IS NOT DISTINCT FROM n->>'week'
+            AND o->>'order_id' IS NOT DISTINCT FROM n->>'order_id')) AS has_new
+      FROM keys k
+      LEFT JOIN fresh f ON f.item_id = k.item_id AND f.site_id = k.site_id
+      LEFT JOIN exception_log l ON l.pipeline_id = ${pipelineId} AND l.item_id = k.item_id AND l.site_id = k.site_id
+    ),
+    merged AS (
+      SELECT j.*, CASE WHEN jsonb_array_length(j.issues) = 0 THEN 'resolved'
+          WHEN j.old_status = 'snoozed' AND j.snoozed_until >= current_date THEN 'snoozed'
+          WHEN j.old_status = 'snoozed' THEN 'open'
+          WHEN j.has_new THEN 'open'
+          ELSE COALESCE(j.old_status, 'open') END AS status
+      FROM joined j
+    ),
+    written AS (
+      INSERT INTO exception_log (pipeline_id, item_id, site_id, exception_types, issues, status)
+      SELECT ${pipelineId}, m.item_id, m.site_id,
+        COALESCE((SELECT array_agg(DISTINCT x->>'type' ORDER BY x->>'type') FROM jsonb_array_elements(m.issues) x), '{}'), m.issues, m.status
+      FROM merged m
+      ON CONFLICT (pipeline_id, item_id, site_id) DO UPDATE SET
+        exception_types = EXCLUDED.exception_types, issues = EXCLUDED.issues, status = EXCLUDED.status,
+        snoozed_until = CASE WHEN EXCLUDED.status = 'snoozed' THEN exception_log.snoozed_until END, updated_at = now()
+      RETURNING (xmax = 0) AS created, status, jsonb_array_length(issues) AS n_issues
+    )
+    SELECT count(*) FILTER (WHERE n_issues > 0)::int AS sku_sites_with_issues, count(*) FILTER (WHERE created)::int AS created,
+      count(*) FILTER (WHERE NOT created)::int AS updated,
+      (SELECT count(*)::int FROM merged WHERE old_status IN ('resolved', 'snoozed') AND status = 'open') AS reopened,
+      count(*) FILTER (WHERE n_issues = 0)::int AS cleared
+    FROM written`)) as RefreshResult;
+}
+
+export type ExceptionStatus = 'open' | 'resolved' | 'snoozed';
+
+export interface ExceptionLogFilter {
+  pipelineId: number;
+  status?: ExceptionStatus;
+  types?: string[];
+  segmentId?: number;
+  itemIds?: number[];
+}
+
+const ITEM_COLUMNS = sql.fragment`
+  l.id, l.pipeline_id, l.item_id, l.site_id, l.exception_types, l.issues, l.status, l.snoozed_until::text AS snoozed_until,
+  i.name AS item_name, i.xuid AS item_code, s.name AS site_name, (l.item_id::text || '_' || l.site_id::text) AS unique_id,
+  l.created_at, l.updated_at`;
+
+export interface ExceptionLogRow {
+  id: number;
+  pipeline_id: number;
+  item_id: number;
+  site_id: number;
+  exception_types: string[];
+  issues: Issue[];
+  status: ExceptionStatus;
+  snoozed_until: string | null;
+  item_name: string;
+  item_code: string;
+  site_name: string;
+  unique_id: string;
+}
+
+function where(f: ExceptionLogFilter) {
+  const w = [sql.fragment`l.pipeline_id = ${f.pipelineId}`];
+  if (f.status) w.push(sql.fragment`l.status = ${f.status}`);
+  if (f.types?.length) w.push(sql.fragment`l.exception_types && ${sql.array(f.types, 'text')}`);
+  if (f.segmentId !== undefined) {
+    w.push(sql.fragment`EXISTS (SELECT 1 FROM segment_members m WHERE m.segment_id = ${f.segmentId} AND m.item_id = l.item_id AND m.site_id = l.site_id)`);
+  }
+  if (f.itemIds) w.push(sql.fragment`l.item_id = ANY(${sql.array(f.itemIds, 'int4')})`);
+  return sql.join(w.map((x) => sql.fragment`(${x})`), sql.fragment` AND `);
+}
+
+export async function listExceptionLog(tx: Tx, f: ExceptionLogFilter, skip: number, limit: number): Promise<{ rows: ExceptionLogRow[]; total: number }> {
+  const total = (await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM exception_log l WHERE ${where(f)}`)) as number;
+  const rows = await tx.any(sql.unsafe`
+    SELECT ${ITEM_COLUMNS} FROM exception_log l JOIN items i ON i.id = l.item_id JOIN sites s ON s.id = l.site_id
+    WHERE ${where(f)} ORDER BY l.item_id, l.site_id OFFSET ${skip} LIMIT ${limit}`);
+  return { rows: rows as unknown as ExceptionLogRow[], total };
+}
+
+export async function getExceptionLogRow(tx: Tx, id: number): Promise<ExceptionLogRow | null> {
+  return (await tx.maybeOne(sql.unsafe`
+    SELECT ${ITEM_COLUMNS} FROM exception_log l JOIN items i ON i.id = l.item_id JOIN sites s ON s.id = l.site_id WHERE l.id = ${id}`)) as ExceptionLogRow | null;
+}
+
+export async function setExceptionStatus(tx: Tx, id: number, status: ExceptionStatus, snoozedUntil: string | null): Promise<void> {
+  await tx.query(sql.unsafe`UPDATE exception_log SET status = ${status}, snoozed_until = ${snoozedUntil}::date, updated_at = now() WHERE id = ${id}`);
+}
+
+/** The series' last `weeks` weeks of clean demand and the pipeline's best-method forecast. */
+export async function forecastDetail(tx: Tx, pipelineId: number, k: SeriesKey, weeks: number) {
+  const history = await tx.any(sql.unsafe`
+    SELECT week::text AS week, y FROM (SELECT week, y FROM series_weekly WHERE item_id = ${k.item_id} AND site_id = ${k.site_id} ORDER BY week DESC LIMIT ${weeks}) h
+    ORDER BY week`);
+  const best = await tx.maybeOne(sql.unsafe`
+    SELECT b.best_method, b.best_score, b.metric, f.start_week::text AS start_week, f.yhat, f.yhat_lower, f.yhat_upper, f.level,
+      m.mase, m.bias, m.smape, m.mae
+    FROM series_best_method b
+    LEFT JOIN forecast_results f ON f.pipeline_id = b.pipeline_id AND f.item_id = b.item_id AND f.site_id = b.site_id AND f.method = b.best_method
+    LEFT JOIN backtest_metrics m ON m.pipeline_id = b.pipeline_id AND m.item_id = b.item_id AND m.site_id = b.site_id AND m.method = b.best_method
+    WHERE b.pipeline_id = ${pipelineId} AND b.item_id = ${k.item_id} AND b.site_id = ${k.site_id}`);
+  return { history: [...history], best };
+}
+
+export async function ioDetail(tx: Tx, pipelineId: number, k: SeriesKey) {
+  return tx.any(sql.unsafe`
+    SELECT r.scenario_id, r.policy, r.service_type, r.target_service, r.expected_fill_rate, r.expected_csl, r.safety_stock, r.reorder_point,
+      r.order_up_to, r.order_qty, r.weekly_mean, r.weekly_std, r.lead_time_weeks, r.investment, r.meets_target, r.diagnostics
+    FROM meio_results r WHERE r.pipeline_id = ${pipelineId} AND r.item_id = ${k.item_id} AND r.site_id = ${k.site_id} ORDER BY r.scenario_id`);
+}
+
+export async function supplyDetail(tx: Tx, runId: string, k: SeriesKey) {
+  const plan = await tx.maybeOne(sql.unsafe`
+    SELECT opening, demand, indirect, gross, receipts_firm, receipts_planned, projected, safety_stock, shortage, fill_rate, shortage_qty
+    FROM supply_plans WHERE run_id = ${runId} AND item_id = ${k.item_id} AND site_id = ${k.site_id}`);
+  const exceptions = await tx.any(sql.unsafe`
+    SELECT id, type, week, end_week, qty, severity, description, order_id FROM supply_exceptions
+    WHERE run_id = ${runId} AND item_id = ${k.item_id} AND site_id = ${k.site_id} ORDER BY week, id`);
+  return { plan, exceptions: [...exceptions] };
+}
+
+/** What the list screen shows inline beside each row, for many items at once. */
+export async function preloadFacts(tx: Tx, pipelineId: number, itemIds: number[]) {
+  return tx.any(sql.unsafe`
+    SELECT l.item_id, l.site_id, b.best_method, m.mase, m.bias, f.start_week::text AS start_week, f.yhat[1:13] AS forecast_13w,
+      r.target_service, r.expected_fill_rate, r.safety_stock, r.meets_target
+    FROM exception_log l
+    LEFT JOIN series_best_method b ON b.pipeline_id = l.pipeline_id AND b.item_id = l.item_id AND b.site_id = l.site_id
+    LEFT JOIN backtest_metrics m ON m.pipeline_id = l.pipeline_id AND m.item_id = l.item_id AND m.site_id = l.site_id AND m.method = b.best_method
+    LEFT JOIN forecast_results f ON f.pipeline_id = l.pipeline_id AND f.item_id = l.item_id AND f.site_id = l.site_id AND f.method = b.best_method
+    LEFT JOIN LATERAL (SELECT * FROM meio_results r WHERE r.pipeline_id = l.pipeline_id AND r.item_id = l.item_id AND r.site_id = l.site_id ORDER BY r.scenario_id LIMIT 1) r ON true
+    WHERE l.pipeline_id = ${pipelineId} AND l.item_id = ANY(${sql.array(itemIds, 'int4')})
+    ORDER BY l.item_id, l.site_id`);
+}
