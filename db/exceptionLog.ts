@@ -52,13 +52,18 @@ export interface RefreshResult {
 }
 
 /**
- * Replaces the forecast, io and supply issues of the pipeline's rows with `fresh` plus the exceptions of supply run
- * `supplyRunId` (none when null), built as POST /api/supply/sync-alerts builds them. The planner's status is kept: a
+ * Replaces the issues of kinds `kinds` (default: forecast, io and supply) of the pipeline's rows with `fresh` plus the
+ * exceptions of supply run `supplyRunId` (none when null); POST /api/supply/sync-alerts is this with the supply kind
+ * alone. The planner's status is kept: a
  * resolved row opens again only when an issue appears that it did not have (same type, code, week and order), a snoozed
  * row stays snoozed until its date and opens after it, a row left without issues is resolved.
  */
-export async function refreshExceptionLog(tx: Tx, pipelineId: number, fresh: Array<SeriesKey & { issues: Issue[] }>, supplyRunId: string | null): Promise<RefreshResult> {
+export async function refreshExceptionLog(
+  tx: Tx, pipelineId: number, fresh: Array<SeriesKey & { issues: Issue[] }>, supplyRunId: string | null,
+  kinds: readonly string[] = ['forecast', 'io', 'supply'],
+): Promise<RefreshResult> {
   const payload = JSON.stringify(fresh.filter((f) => f.issues.length));
+  const owned = sql.array(kinds, 'text');
   return (await tx.one(sql.unsafe`
     WITH derived AS (
       SELECT r.item_id, r.site_id, r.issues FROM jsonb_to_recordset(${payload}::jsonb) AS r(item_id int4, site_id int4, issues jsonb)
@@ -76,11 +81,12 @@ export async function refreshExceptionLog(tx: Tx, pipelineId: number, fresh: Arr
       GROUP BY item_id, site_id
     ),
     keys AS (
-      SELECT item_id, site_id FROM fresh UNION SELECT item_id, site_id FROM exception_log WHERE pipeline_id = ${pipelineId}
+      SELECT item_id, site_id FROM fresh
+      UNION SELECT item_id, site_id FROM exception_log WHERE pipeline_id = ${pipelineId} AND exception_types && ${owned}::text[]
     ),
     joined AS (
       SELECT k.item_id, k.site_id, l.status AS old_status, l.snoozed_until,
-        COALESCE((SELECT jsonb_agg(x) FROM jsonb_array_elements(l.issues) x WHERE x->>'type' NOT IN ('forecast', 'io', 'supply')), '[]') || COALESCE(f.issues, '[]') AS issues,
+        COALESCE((SELECT jsonb_agg(x) FROM jsonb_array_elements(l.issues) x WHERE NOT (x->>'type' = ANY(${owned}::text[]))), '[]') || COALESCE(f.issues, '[]') AS issues,
         EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(f.issues, '[]')) n WHERE NOT EXISTS (
           SELECT 1 FROM jsonb_array_elements(COALESCE(l.issues, '[]')) o
           WHERE o->>'type' = n->>'type' AND o->>'code' IS NOT DISTINCT FROM n->>'code' AND o->>'week' IS NOT DISTINCT FROM n->>'week'
