@@ -85,11 +85,15 @@ test('generated demo data goes through import staging, an import run and etl wit
   expect(DEMO_FORECAST_STEPS).toEqual(['outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio', 'eoq', 'supply']);
   const done = await withTenant(t.db, tenant.accountId, async (tx) => ({
     forecasted: await tx.oneFirst(sql.unsafe`SELECT count(DISTINCT (item_id, site_id))::int FROM forecast_results WHERE pipeline_id = ${result.pipelineId}`),
+    // a successor of a supersession edge where it had no series gets one, with the demand it takes over (rule 3)
+    successorSeries: await tx.oneFirst(sql.unsafe`
+      SELECT count(*)::int FROM series s WHERE s.n_observations IS NULL
+        AND EXISTS (SELECT 1 FROM supersession e WHERE e.to_item_id = s.item_id AND (e.site_id IS NULL OR e.site_id = s.site_id))`),
     best: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series_best_method WHERE pipeline_id = ${result.pipelineId}`),
     distributions: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series_distributions WHERE pipeline_id = ${result.pipelineId}`),
     negative: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM forecast_results, unnest(yhat) v WHERE v < 0 OR v = 'NaN'`),
     // every series with demand gets a stock target; the routes add the DCs and plants that feed the stores
-    meioSeries: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM meio_results r JOIN series s USING (item_id, site_id) WHERE r.pipeline_id = ${result.pipelineId} AND r.weekly_mean > 0`),
+    meioSeries: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM meio_results r JOIN series s USING (item_id, site_id) WHERE r.pipeline_id = ${result.pipelineId} AND r.weekly_mean > 0 AND s.n_observations IS NOT NULL`),
     routes: await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM routes`),
     // and a supply plan along those routes, its checks passed, allocated by its child step
     supply: await tx.maybeOne(sql.unsafe`
@@ -97,7 +101,8 @@ test('generated demo data goes through import staging, an import run and etl wit
       FROM supply_runs r LEFT JOIN allocation_runs a ON a.supply_run_id = r.run_id WHERE r.pipeline_id = ${result.pipelineId}`),
   }));
   expect(done.supply).toEqual({ status: 'completed', ok: true, has_orders: true, covers_series: true, allocation: 'completed' });
-  expect(done).toMatchObject({ forecasted: seriesWithDemand, best: seriesWithDemand, distributions: seriesWithDemand, negative: 0 });
+  expect(done).toMatchObject({ forecasted: seriesWithDemand + (done.successorSeries as number), best: seriesWithDemand, distributions: seriesWithDemand, negative: 0 });
+  expect(done.successorSeries).toBeGreaterThan(0);
   expect(done.routes).toBeGreaterThan(0);
   expect(done.meioSeries).toBe(seriesWithDemand);
 }, 480_000);

@@ -61,10 +61,10 @@ const results = () => withTenant(t.db, a.accountId, (tx) => tx.any(sql.unsafe`
     r.total_annual_cost, r.freq_constrained, r.freq_param_name, r.job_id
   FROM eoq_results r WHERE r.pipeline_id = ${P} ORDER BY r.item_id`)) as Promise<any[]>;
 
-test('the eoq step is available and not part of run-all', async () => {
+test('the eoq step is available and runs in run-all after meio, before supply (its lot sizes feed the plan)', async () => {
   const steps = (await t.call('get', '/api/pipeline/steps', { token: planner })).body;
   expect(steps.find((s: { id: string }) => s.id === 'eoq').available).toBe(true);
-  expect(PIPELINE_ORDER).not.toContain('eoq');
+  expect(PIPELINE_ORDER.slice(PIPELINE_ORDER.indexOf('meio'))).toEqual(['meio', 'eoq', 'supply']);
 });
 
 test('a run writes every series with a cost under a default scenario it creates, overrides honoured; a rerun rewrites', async () => {
