@@ -12,8 +12,11 @@
  * not share the API's event loop (it does share the machine's 2 CPUs).
  *
  * Rows: GET / (the ceiling), GET /api/auth/me, GET /api/series?limit=200, GET /api/forecasts/{unique_id} (a different
- * series on every request, all 10,000 in turn). Measured per row: req/s, latency p50 and p99, bytes per answer, and
- * req/s as a share of the ceiling. Non-2xx answers are counted and fail the row.
+ * series on every request, all 10,000 in turn). Measured per row: req/s, latency p50 and p99, bytes per answer,
+ * req/s as a share of the ceiling, and over the row's measured seconds the CPU per request of the API, PostgreSQL,
+ * autocannon and interrupts, and how many CPUs the machine's other processes kept busy (the machine is shared: a
+ * ratio to the ceiling means little when one of the two rows had company). Non-2xx answers are counted and fail the
+ * row.
  *
  *   npm run bench:api                          # 10000 series, 10 s per row, 10 connections; writes docs/BENCHMARKS.md
  *   npm run bench:api -- [--series 10000] [--seconds 10] [--connections 10] [--no-doc] [--label NAME] [--keep]
@@ -33,6 +36,7 @@ import { REPO_ROOT } from '../lib/env';
 import { freePort } from '../lib/net';
 import { addPlanner, login, measure as measureLoad, startApi, stopChild, waitForCache, type LoadRow as Row } from './lib/apiLoad';
 import { describeMachine } from './lib/machine';
+import { findProcess, treeCpuSeconds } from './lib/proc';
 import { fixed, int, markdownTable, replaceBlock, textTable } from './lib/report';
 
 interface Args {
@@ -70,6 +74,8 @@ function parseArgs(argv: string[]): Args {
 
 const log = (msg: string) => process.stdout.write(`[bench:api ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 const DOC = path.join(REPO_ROOT, 'docs', 'BENCHMARKS.md');
+/** clock ticks per second of /proc/stat (USER_HZ, 100 on Linux) */
+const CLK_TCK = 100;
 const WEEKS = 156;
 const HORIZON = 52;
 const METHODS = ['auto_ets', 'auto_arima', 'croston'];
@@ -140,8 +146,49 @@ async function loadTenant(db: Db, accountId: string, series: number): Promise<{ 
   });
 }
 
-function measure(name: string, url: string, args: Args, opts: { token?: string; paths?: string[] }): Promise<Row> {
-  return measureLoad(name, url, { connections: args.connections, seconds: args.seconds, log }, opts);
+/**
+ * CPU seconds used so far by the API, PostgreSQL (postmaster and backends), this process (autocannon), every process
+ * of the machine (user, nice and system time of /proc/stat) and its interrupts: the kernel's loopback network work
+ * mostly runs as softirq, which no process is charged with.
+ */
+interface CpuReading {
+  api: number;
+  pg: number;
+  bench: number;
+  processes: number;
+  interrupts: number;
+}
+
+function machineCpu(): { processes: number; interrupts: number } {
+  // user nice system idle iowait irq softirq steal
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { processes: (f[0] + f[1] + f[2]) / CLK_TCK, interrupts: (f[5] + f[6]) / CLK_TCK };
+}
+
+/** A row with the CPU its measured seconds cost each party, so that a run disturbed by other processes shows as such. */
+interface MeasuredRow extends Row {
+  /** CPU µs per request */
+  apiUs: number;
+  pgUs: number;
+  benchUs: number;
+  /** CPU seconds of other processes on the machine per second of the row */
+  otherCpus: number;
+  /** CPU seconds of interrupt handling (the loopback network) per request, µs */
+  interruptUs: number;
+}
+
+async function measure(name: string, url: string, args: Args, cpuNow: () => CpuReading, opts: { token?: string; paths?: string[] }): Promise<MeasuredRow> {
+  let from: CpuReading | undefined;
+  let to: CpuReading | undefined;
+  let t0 = 0;
+  let t1 = 0;
+  const window = { start: () => ((from = cpuNow()), (t0 = performance.now())), end: () => ((to = cpuNow()), (t1 = performance.now())) };
+  const row = await measureLoad(name, url, { connections: args.connections, seconds: args.seconds, log }, { ...opts, window });
+  const requests = row.reqPerSec * ((t1 - t0) / 1000);
+  const used = (k: keyof CpuReading) => to![k] - from![k];
+  const other = Math.max(0, used('processes') - used('api') - used('pg') - used('bench'));
+  const us = (k: keyof CpuReading) => (1e6 * used(k)) / requests;
+  return { ...row, apiUs: us('api'), pgUs: us('pg'), benchUs: us('bench'), interruptUs: us('interrupts'), otherCpus: other / ((t1 - t0) / 1000) };
 }
 
 async function main(): Promise<void> {
@@ -187,18 +234,27 @@ async function main(): Promise<void> {
     await waitForCache(url, token, '/api/series?limit=1');
 
     log(`API pid ${api.pid} on ${url}; ${args.connections} connections, ${args.seconds} s per row after a 2 s warm-up`);
-    const rows: Row[] = [];
+    const apiPid = api.pid!;
+    const pgPid = findProcess(path.join(tmpDir, 'postgres'));
+    const cpuNow = (): CpuReading => {
+      const self = process.cpuUsage();
+      return { api: treeCpuSeconds(apiPid), pg: pgPid ? treeCpuSeconds(pgPid) : NaN, bench: (self.user + self.system) / 1e6, ...machineCpu() };
+    };
+    const rows: MeasuredRow[] = [];
     const wanted = (name: string) => !args.only || name.includes(args.only);
-    rows.push(await measure('GET / (ceiling)', `${url}/`, args, {}));
-    if (wanted('GET /api/auth/me')) rows.push(await measure('GET /api/auth/me', `${url}/api/auth/me`, args, { token }));
-    if (wanted('GET /api/series?limit=200')) rows.push(await measure('GET /api/series?limit=200', `${url}/api/series?limit=200`, args, { token }));
+    rows.push(await measure('GET / (ceiling)', `${url}/`, args, cpuNow, {}));
+    if (wanted('GET /api/auth/me')) rows.push(await measure('GET /api/auth/me', `${url}/api/auth/me`, args, cpuNow, { token }));
+    if (wanted('GET /api/series?limit=200')) rows.push(await measure('GET /api/series?limit=200', `${url}/api/series?limit=200`, args, cpuNow, { token }));
     if (wanted('GET /api/forecasts/{unique_id}')) {
-      rows.push(await measure('GET /api/forecasts/{unique_id}', `${url}/api/forecasts/${uids[0]}`, args, { token, paths: uids.map((u) => `/api/forecasts/${u}`) }));
+      rows.push(await measure('GET /api/forecasts/{unique_id}', `${url}/api/forecasts/${uids[0]}`, args, cpuNow, { token, paths: uids.map((u) => `/api/forecasts/${u}`) }));
     }
 
     const ceiling = rows[0].reqPerSec;
-    const head = ['request', 'req/s', 'p50 ms', 'p99 ms', 'bytes / answer', 'req/s vs ceiling'];
-    const cells = rows.map((r) => [r.name, int(r.reqPerSec), String(r.p50), String(r.p99), int(r.bytes), `${fixed((100 * r.reqPerSec) / ceiling, 1)} %`]);
+    const head = ['request', 'req/s', 'p50 ms', 'p99 ms', 'bytes / answer', 'req/s vs ceiling', 'CPU µs / request: API / PostgreSQL / autocannon / interrupts', 'other processes (CPUs)'];
+    const cells = rows.map((r) => [
+      r.name, int(r.reqPerSec), String(r.p50), String(r.p99), int(r.bytes), `${fixed((100 * r.reqPerSec) / ceiling, 1)} %`,
+      `${fixed(r.apiUs, 0)} / ${fixed(r.pgUs, 0)} / ${fixed(r.benchUs, 0)} / ${fixed(r.interruptUs, 0)}`, fixed(r.otherCpus, 2),
+    ]);
     process.stdout.write(`\n${textTable(head, cells)}\n\n`);
     const bad = rows.filter((r) => r.non2xx || r.errors);
     if (bad.length) throw new Error(`non-2xx answers or errors: ${bad.map((r) => `${r.name} (${r.non2xx} non-2xx, ${r.errors} errors)`).join('; ')}`);
@@ -208,6 +264,8 @@ async function main(): Promise<void> {
         `Run ${machine.date}${args.label ? ` (${args.label})` : ''} on ${machine.nproc} × ${machine.cpu}, ${machine.memory}, Node ${machine.node}, PostgreSQL ${machine.postgres};`,
         `${int(uids.length)} series (${WEEKS} weeks, ${METHODS.length} forecast methods × ${HORIZON} weeks each); autocannon ${args.connections} connections,`,
         `${args.seconds} s per row after a 2 s warm-up, from a separate process on the same machine.`,
+        `CPU per request from /proc over each row's measured seconds; *other processes* is what the rest of the machine`,
+        `used meanwhile, in CPUs of its ${machine.nproc} (a quiet row shows about 0).`,
         '',
         markdownTable(head, cells),
       ].join('\n');

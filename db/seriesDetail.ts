@@ -170,24 +170,3 @@ export async function seriesForecastsOf(databaseUrl: string, accountId: string, 
   };
 }
 
-/**
- * Every series' forecasts of a pipeline with its best method, keyed `<item_id>_<site_id>`: what the API loads at once
- * to hold a whole pipeline's forecasts in memory (series without forecasts are absent).
- */
-export async function pipelineForecastsOf(databaseUrl: string, accountId: string, pipelineId: number): Promise<Map<string, { rows: ForecastRow[]; best_method: string | null }>> {
-  const schema = tenantSchemaName(accountId);
-  const rows = await preparedQuery<Omit<ForecastRow, 'updated_at'> & { uid: string; updated_at: Date; best_method: string | null }>(databaseUrl, `pipeline_forecasts_${schema}`, `
-    SELECT f.item_id::text || '_' || f.site_id::text AS uid, f.method, f.scenario_id, f.start_week::text AS start_week,
-      f.yhat, f.yhat_lower, f.yhat_upper, f.level, f.params, f.updated_at, b.best_method
-    FROM "${schema}".forecast_results f
-    LEFT JOIN "${schema}".series_best_method b ON b.pipeline_id = $1 AND b.item_id = f.item_id AND b.site_id = f.site_id
-    WHERE f.pipeline_id = $1
-    ORDER BY f.item_id, f.site_id, f.method`, [pipelineId]);
-  const out = new Map<string, { rows: ForecastRow[]; best_method: string | null }>();
-  for (const { uid, best_method, ...r } of rows) {
-    let entry = out.get(uid);
-    if (!entry) out.set(uid, (entry = { rows: [], best_method }));
-    entry.rows.push({ ...r, updated_at: r.updated_at.toISOString() });
-  }
-  return out;
-}

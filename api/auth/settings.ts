@@ -44,6 +44,16 @@ export class AuthSettings {
     return this.key.key;
   }
 
+  /**
+   * The signing key without a wait, while the cached secret is fresh (undefined once it is due for a re-read): what
+   * every authenticated request asks for, so it costs no promise when nothing is to be read.
+   */
+  currentKey(): KeyObject | undefined {
+    const c = this.cached;
+    if (!c || Date.now() - c.at >= this.ttlMs || this.key?.secret !== c.secret) return undefined;
+    return this.key.key;
+  }
+
   async expiryMinutes(): Promise<number> {
     return (await this.load()).expiryMinutes;
   }

@@ -103,7 +103,8 @@ export interface LoadRow {
  * different one per request, in turn) instead of repeating `url`'s.
  */
 export async function measure(
-  name: string, url: string, load: { connections: number; seconds: number; log: (msg: string) => void }, opts: { token?: string; paths?: string[] },
+  name: string, url: string, load: { connections: number; seconds: number; log: (msg: string) => void },
+  opts: { token?: string; paths?: string[]; /** called as the measured seconds start and end (after the warm-up) */ window?: { start(): void; end(): void } },
 ): Promise<LoadRow> {
   const headers = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
   let next = 0;
@@ -113,7 +114,9 @@ export async function measure(
   const base = { url, headers, connections: load.connections, ...(requests ? { requests } : {}) };
   // warm-up: the caches, the pool's connections and V8's optimisations
   await autocannon({ ...base, duration: 2 });
+  opts.window?.start();
   const r = await autocannon({ ...base, duration: load.seconds });
+  opts.window?.end();
   const total = r.requests.total;
   const row: LoadRow = {
     name, reqPerSec: total / r.duration, p50: r.latency.p50, p99: r.latency.p99,

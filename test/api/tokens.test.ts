@@ -50,6 +50,27 @@ describe('401 matrix (spec §7 rule 1 and more)', () => {
     expect(res.body.detail).toBe('Token expired');
   });
 
+  test('a token accepted before is refused once it expires, although its signature was verified already', async () => {
+    // exp is in whole seconds: valid for at least one more second from now, expired two seconds later
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const token = jwt.sign({ ...claimsFor(a), exp }, secret, { algorithm: 'HS256' });
+    expect((await t.call('get', '/api/auth/me', { token })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, exp * 1000 - Date.now() + 50));
+    const res = await t.call('get', '/api/auth/me', { token });
+    expect([res.status, res.body.detail]).toEqual([401, 'Token expired']);
+  });
+
+  test('a token whose signature is remembered is still refused with another signature or a changed payload', async () => {
+    const token = await t.login(a.planner);
+    expect((await t.call('get', '/api/auth/me', { token })).status).toBe(200);
+    const [head, body, signature] = token.split('.');
+    const otherBody = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body, 'base64url').toString()), role: 'admin', sub: String(a.admin.id) })).toString('base64url');
+    const flipped = signature.slice(0, -2) + (signature.at(-2) === 'A' ? 'B' : 'A') + signature.at(-1);
+    for (const forged of [`${head}.${otherBody}.${signature}`, `${head}.${body}.${flipped}`]) {
+      expect((await t.call('get', '/api/auth/me', { token: forged })).body).toEqual({ detail: 'Invalid token' });
+    }
+  });
+
   test('revoked token (after logout)', async () => {
     const token = await t.login(a.planner);
     await t.call('post', '/api/auth/logout', { token });
@@ -71,6 +92,7 @@ describe('401 matrix (spec §7 rule 1 and more)', () => {
   test('a correctly signed token for a deactivated user, or without jti, is refused', async () => {
     const u = await t.addUser(a.accountId);
     const token = await t.login(u);
+    expect((await t.call('get', '/api/auth/me', { token })).status).toBe(200);
     const admin = await t.login(a.admin);
     await t.call('delete', `/api/auth/users/${u.id}`, { token: admin });
     const res = await t.call('get', '/api/auth/me', { token });
@@ -84,6 +106,8 @@ describe('401 matrix (spec §7 rule 1 and more)', () => {
     const root = await t.addSuperadmin();
     const rootToken = await t.login(root, a.accountId);
     const plannerToken = await t.login(a.planner);
+    // used once before the change, so that its verified signature is remembered (api/middleware/auth.ts)
+    expect((await t.call('get', '/api/auth/me', { token: plannerToken })).status).toBe(200);
     const newSecret = crypto.randomBytes(32).toString('hex');
     const upd = await t.call('post', '/api/config/update', { token: rootToken, body: { path: 'auth.jwt_secret', value: newSecret } });
     expect(upd.status).toBe(200);

@@ -6,7 +6,8 @@ import { backtestMetricsOf } from '../../../db/forecastResults';
 import { withTenant, type Tx } from '../../../db/pool';
 import { getScenario } from '../../../db/scenarios';
 import { seriesScope } from '../../../db/segments';
-import { forecastResults, getBestMethod, pipelineForecastsOf, seriesForecastsOf, type ForecastRow } from '../../../db/seriesDetail';
+import { pipelineForecastVectors } from '../../../db/preparedReads';
+import { forecastResults, getBestMethod, seriesForecastsOf, type ForecastRow } from '../../../db/seriesDetail';
 import { MAX_SERIES_ENTRIES } from '../../readCache';
 import { uniqueId } from '../../../db/seriesResults';
 import type { AuthUser } from '../../context';
@@ -27,7 +28,9 @@ async function openSeries(tx: Tx, user: AuthUser, uid: string, q: { pipeline_id?
   return { key, k: { item_id: key.itemId, site_id: key.siteId }, scope };
 }
 
-export function forecastsView(uid: string, scope: { pipelineId: number; scenarioId: number | null }, rows: ForecastRow[], bestMethod: string | null) {
+type ShownForecast = Pick<ForecastRow, 'method' | 'start_week' | 'yhat' | 'yhat_lower' | 'yhat_upper' | 'level' | 'updated_at'>;
+
+export function forecastsView(uid: string, scope: { pipelineId: number; scenarioId: number | null }, rows: readonly ShownForecast[], bestMethod: string | null) {
   return {
     unique_id: uid,
     pipeline_id: scope.pipelineId,
@@ -64,7 +67,7 @@ export function registerForecastRoutes(table: RouteTable): void {
         // walk through many series, and one set-based read costs far less than a statement per series.
         if (ids.size <= MAX_SERIES_ENTRIES) {
           void reads.once(`forecastsLoaded:${p}`, async () => {
-            for (const [uid, entry] of await pipelineForecastsOf(ctx.deps.env.databaseUrl!, user.accountId, p)) {
+            for (const [uid, entry] of await pipelineForecastVectors(ctx.deps.env.databaseUrl!, user.accountId, p)) {
               void reads.seriesEntry(`forecasts:${p}:${uid}`, async () => entry);
             }
           });
