@@ -240,6 +240,8 @@ export interface AlertListFilter {
   metric?: string;
   severity?: string;
   value?: { op: 'gt' | 'gte' | 'lt' | 'lte'; value: number };
+  /** the series' demand class (series_characteristics of the alert's pipeline) is one of these; an uncharacterized series never matches */
+  demandClass?: readonly string[];
 }
 
 function alertWhere(f: AlertListFilter) {
@@ -250,6 +252,10 @@ function alertWhere(f: AlertListFilter) {
   if (f.value) {
     const op = { gt: sql.fragment`>`, gte: sql.fragment`>=`, lt: sql.fragment`<`, lte: sql.fragment`<=` }[f.value.op];
     parts.push(sql.fragment`a.value ${op} ${f.value.value}`);
+  }
+  if (f.demandClass?.length) {
+    parts.push(sql.fragment`EXISTS (SELECT 1 FROM series_characteristics sc
+      WHERE sc.pipeline_id = a.pipeline_id AND sc.item_id = a.item_id AND sc.site_id = a.site_id AND sc.demand_class = ANY(${sql.array([...f.demandClass], 'text')}))`);
   }
   return sql.join(parts, sql.fragment` AND `);
 }

@@ -1,13 +1,18 @@
 /**
  * The offline reading of an alert question ("fill rate under 90 %", "bias above 20% in segment North"): the metric
  * by its name or a synonym, one comparison with a number (a % sign divides by 100, since metrics are ratios), a
- * segment by name, a status and a severity. What it could not place is returned too, so a caller sees what was ignored.
+ * segment by name, a status, a severity and demand classes ("lumpy or intermittent series"). The caller returns the
+ * filter it used, so a reader sees what was understood.
  */
+import type { DemandClass } from '../characterization/characterize';
+import { DEMAND_CLASSES as CLASSES } from '../segments/fields';
 import { SEVERITIES, type Severity } from './ontology';
 
 export type ValueOp = 'gt' | 'gte' | 'lt' | 'lte';
 export type AlertStatus = 'open' | 'approved' | 'rejected';
 export const ALERT_STATUSES: readonly AlertStatus[] = ['open', 'approved', 'rejected'];
+/** The Syntetos-Boylan classes of series_characteristics.demand_class. */
+export const DEMAND_CLASSES: readonly DemandClass[] = CLASSES;
 
 export interface ParsedAlertQuery {
   metric: string | null;
@@ -17,6 +22,8 @@ export interface ParsedAlertQuery {
   segment_name: string | null;
   status: AlertStatus | null;
   severity: Severity | null;
+  /** the series' demand class is one of these (series_characteristics of the alert's pipeline) */
+  demand_class: DemandClass[] | null;
 }
 
 // Longer phrases first so "at least" is not read as a bare number and "less than" wins over "less".
@@ -27,14 +34,14 @@ const OPS: Array<[RegExp, ValueOp]> = [
   [/^(?:<|under|below|less than|lower than|beneath)/, 'lt'],
 ];
 
-const STATUS_WORDS: Record<string, AlertStatus> = { open: 'open', new: 'open', approved: 'approved', handled: 'approved', rejected: 'rejected' };
+export const STATUS_WORDS: Readonly<Record<string, AlertStatus>> = { open: 'open', new: 'open', approved: 'approved', handled: 'approved', rejected: 'rejected' };
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** `terms`: lower-case term → metric (metric names with their underscores as spaces, and every synonym). */
 export function parseAlertQuery(query: string, terms: ReadonlyMap<string, string>): ParsedAlertQuery {
   let text = ` ${query.toLowerCase().replace(/\s+/g, ' ').trim()} `;
-  const result: ParsedAlertQuery = { metric: null, metric_term: null, value: null, segment_name: null, status: null, severity: null };
+  const result: ParsedAlertQuery = { metric: null, metric_term: null, value: null, segment_name: null, status: null, severity: null, demand_class: null };
 
   // The segment name keeps its case, so it is cut from the original text.
   const seg = /\bin segment\s+(?:"([^"]+)"|'([^']+)'|(\S+))/i.exec(query);
@@ -74,6 +81,9 @@ export function parseAlertQuery(query: string, terms: ReadonlyMap<string, string
   for (const s of [...SEVERITIES].reverse()) {
     if (new RegExp(`\\b${s}\\b`).test(text)) { result.severity = s; break; }
   }
+  // Demand classes in the order written ("lumpy or intermittent series"); a metric term was blanked out above.
+  const classes = [...text.matchAll(new RegExp(`\\b(${DEMAND_CLASSES.join('|')})\\b`, 'g'))].map((m) => m[1] as DemandClass);
+  if (classes.length) result.demand_class = [...new Set(classes)];
   return result;
 }
 

@@ -3,11 +3,15 @@ import {
   seedAlertOntology, updateAlertRule, visibleAlertIds, type AlertListFilter,
 } from '../../../db/alerts';
 import { withTenant, type Tx } from '../../../db/pool';
-import { parseAlertQuery, queryTerms } from '../../../domain/alerts/query';
+import { listSegments, visibleSegmentIds } from '../../../db/segments';
+import { alertQueryPrompt, readModelAnswer, type ModelQueryContext } from '../../../domain/alerts/modelQuery';
+import { parseAlertQuery, queryTerms, type ParsedAlertQuery } from '../../../domain/alerts/query';
+import { logger } from '../../../lib/logger';
 import type { AlertsWorkflowInput } from '../../../workflows/alerts';
 import type { AuthUser } from '../../context';
 import { badRequest, conflict, notFound } from '../../errors';
 import { newJobId, requireTemporal, startJob } from '../../jobs/service';
+import { chatCompletion, llmSettings, LlmUnavailable, type LlmSettings } from '../../llm';
 import { defineRoute, type RouteTable } from '../define';
 import { listFilter, resultsPipelineOr404 } from '../forecasts/scope';
 import { errors } from '../schemas';
@@ -19,14 +23,17 @@ async function ruleOr404(tx: Tx, metric: string) {
   return r;
 }
 
-interface ListArgs { pipeline_id?: number; segment_id?: number; status?: AlertListFilter['status']; metric?: string; severity?: string; value?: AlertListFilter['value']; page?: number; page_size?: number }
+interface ListArgs {
+  pipeline_id?: number; segment_id?: number; status?: AlertListFilter['status']; metric?: string; severity?: string; value?: AlertListFilter['value'];
+  demand_class?: readonly string[]; page?: number; page_size?: number;
+}
 
 async function alertPage(tx: Tx, user: AuthUser, q: ListArgs) {
   const p = await resultsPipelineOr404(tx, q.pipeline_id);
   const series = await listFilter(tx, user, p, q.segment_id);
   const page = q.page ?? 1;
   const pageSize = q.page_size ?? 50;
-  const r = await listAlerts(tx, { pipelineId: p.id, series, status: q.status, metric: q.metric, severity: q.severity, value: q.value }, { page, pageSize });
+  const r = await listAlerts(tx, { pipelineId: p.id, series, status: q.status, metric: q.metric, severity: q.severity, value: q.value, demandClass: q.demand_class }, { page, pageSize });
   return { pipelineId: p.id, total: r.total, page, page_size: pageSize, items: r.items };
 }
 
@@ -39,6 +46,28 @@ async function decide(tx: Tx, user: AuthUser, ids: readonly number[], action: 'a
   const before = new Map(found.map((a) => [a.id, a.status]));
   const after = await decideAlerts(tx, ids, action === 'approve' ? 'approved' : 'rejected', user.email);
   return { before, after };
+}
+
+/**
+ * The filter of an alert question: the tenant's model when `llm` is set (its answer checked by
+ * domain/alerts/modelQuery.ts), else, or when the model is unavailable or its answer unusable, the offline parser.
+ */
+async function readQuery(query: string, ctx: ModelQueryContext, llm: LlmSettings | null): Promise<{ parser: 'llm' | 'offline'; filter: ParsedAlertQuery; warnings: string[] }> {
+  const warnings: string[] = [];
+  if (llm) {
+    try {
+      const content = await chatCompletion(llm, [{ role: 'system', content: alertQueryPrompt(ctx) }, { role: 'user', content: query }], { json: true });
+      const answer = readModelAnswer(content, ctx);
+      warnings.push(...answer.warnings);
+      if (answer.ok) return { parser: 'llm', filter: answer.filter, warnings };
+      warnings.push(`language model answer unusable (${answer.reason}); used the offline parser`);
+    } catch (err) {
+      if (!(err instanceof LlmUnavailable)) throw err;
+      logger.warn({ err: err.message }, 'language model unavailable; using the offline alert query parser');
+      warnings.push(`language model unavailable (${err.message}); used the offline parser`);
+    }
+  }
+  return { parser: 'offline', filter: parseAlertQuery(query, queryTerms(ctx.rules.map((r) => r.metric_name), ctx.synonyms)), warnings };
 }
 
 /** Alerts and their ontology (spec §4.11 `/api/alerts*`; docs/ALERTS.md). */
@@ -138,11 +167,12 @@ export function registerAlertRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/alerts', tag,
     summary: 'Alerts of a pipeline, filtered and paged',
-    description: `Filters \`segment_id\`, \`status\`, \`metric\`, \`severity\`; most severe first, then oldest. Only series in the caller's segments. \`pipeline_id\` omitted: the default pipeline. ${s.STATUS_RULE}`,
+    description: `Filters \`segment_id\`, \`status\`, \`metric\`, \`severity\`, \`demand_class\` (one class or a comma list; the series' class in series_characteristics of the alert's pipeline); most severe first, then oldest. Only series in the caller's segments. \`pipeline_id\` omitted: the default pipeline. ${s.STATUS_RULE}`,
     query: s.listQuery,
     responses: { 200: { description: 'a page of alerts', schema: s.listResponse }, ...errors(403, 404) },
     handler: async (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
-      const { pipelineId: _p, ...r } = await alertPage(tx, user, query);
+      const { demand_class: dc, ...rest } = query;
+      const { pipelineId: _p, ...r } = await alertPage(tx, user, { ...rest, demand_class: dc?.split(',') });
       return r;
     }),
   });
@@ -150,29 +180,37 @@ export function registerAlertRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'post', path: '/api/alerts/query', tag,
     summary: 'Alerts from a question in words',
-    description: 'The offline parser (domain/alerts/query.ts) reads a rule by its name or a synonym, one comparison with a number against the alert value ("under 90 %": a % sign divides by 100), "in segment <name>", a status and a severity; the answer shows the structured filter it used. A body `segment_id` wins over a segment named in the query; a named segment that does not exist is 404. No language model is used.',
+    description: 'With the tenant parameter `llm.base_url` set, the configured OpenAI-compatible model reads the question (chat completions, JSON answer): its system prompt lists the rules with their descriptions and synonyms, the statuses, severities, demand classes and the segments the caller can see. The answer is checked field by field (docs/ALERTS.md): an unknown metric, a bad op or number, an unknown segment, status, severity or class is dropped with a warning; an answer that is not a JSON object, or of which nothing checks out, falls back to the offline parser with a warning, as does a model that cannot be reached. Without a model the offline parser (domain/alerts/query.ts) reads a rule by its name or a synonym, one comparison with a number against the alert value ("under 90 %": a % sign divides by 100), "in segment <name>", a status, a severity and demand classes ("lumpy or intermittent series"). `parser` says which one read it and `filter` is the structured filter used. A body `segment_id` wins over a segment named in the query; a named segment that does not exist is 404.',
     body: s.queryBody,
     audit: { entityType: 'alerts', action: 'query' },
     responses: { 200: { description: 'the filter and the alerts', schema: s.queryResponse }, ...errors(403, 404) },
-    handler: async (ctx, { body, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
-      const rules = await listAlertRules(tx);
-      const parsed = parseAlertQuery(body.query, queryTerms(rules.map((r) => r.metric_name), await listAlertSynonyms(tx)));
-      let segmentId: number | undefined = body.segment_id;
-      if (segmentId === undefined && parsed.segment_name !== null) {
-        const found = await segmentIdByName(tx, parsed.segment_name);
-        if (found === null) throw notFound(`query: segment '${parsed.segment_name}' not found`);
-        segmentId = found;
-      }
-      const r = await alertPage(tx, user, {
-        pipeline_id: body.pipeline_id, segment_id: segmentId, status: parsed.status ?? undefined, metric: parsed.metric ?? undefined,
-        severity: parsed.severity ?? undefined, value: parsed.value ?? undefined, page: body.page, page_size: body.page_size,
+    handler: async (ctx, { body, user }) => {
+      // The model is called outside any transaction: it may take seconds.
+      const c = await withTenant(ctx.deps.db, user.accountId, async (tx) => ({
+        rules: await listAlertRules(tx), synonyms: await listAlertSynonyms(tx), llm: await llmSettings(tx),
+        segments: (await listSegments(tx, visibleSegmentIds(user))).map((g) => g.name),
+      }));
+      const read = await readQuery(body.query, { rules: c.rules, synonyms: c.synonyms, segments: c.segments }, c.llm);
+      const parsed = read.filter;
+      return withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        let segmentId: number | undefined = body.segment_id;
+        if (segmentId === undefined && parsed.segment_name !== null) {
+          const found = await segmentIdByName(tx, parsed.segment_name);
+          if (found === null) throw notFound(`query: segment '${parsed.segment_name}' not found`);
+          segmentId = found;
+        }
+        const r = await alertPage(tx, user, {
+          pipeline_id: body.pipeline_id, segment_id: segmentId, status: parsed.status ?? undefined, metric: parsed.metric ?? undefined,
+          severity: parsed.severity ?? undefined, value: parsed.value ?? undefined, demand_class: parsed.demand_class ?? undefined,
+          page: body.page, page_size: body.page_size,
+        });
+        return {
+          query: body.query, parser: read.parser, warnings: read.warnings,
+          filter: { pipeline_id: r.pipelineId, segment_id: segmentId ?? null, ...parsed },
+          total: r.total, page: r.page, page_size: r.page_size, items: r.items,
+        };
       });
-      return {
-        query: body.query, parser: 'offline',
-        filter: { pipeline_id: r.pipelineId, segment_id: segmentId ?? null, ...parsed },
-        total: r.total, page: r.page, page_size: r.page_size, items: r.items,
-      };
-    }),
+    },
   });
 
   defineRoute(table, {

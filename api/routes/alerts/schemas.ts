@@ -1,5 +1,5 @@
 import { COMPARISONS, DOMAINS, SEVERITIES } from '../../../domain/alerts/ontology';
-import { ALERT_STATUSES } from '../../../domain/alerts/query';
+import { ALERT_STATUSES, DEMAND_CLASSES } from '../../../domain/alerts/query';
 import { pipelineIdQuery, segmentIdQuery } from '../forecasts/schemas';
 import { nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
@@ -10,6 +10,8 @@ export const STATUS_RULE = 'Status: open (raised, undecided); approved = handled
 const metricName: JsonSchema = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,99}$', description: 'rule name, e.g. fill_rate_low' };
 const status: JsonSchema = { type: 'string', enum: [...ALERT_STATUSES] };
 const severity: JsonSchema = { type: 'string', enum: [...SEVERITIES] };
+const demandClass: JsonSchema = { type: 'string', enum: [...DEMAND_CLASSES] };
+const CLASS_RE = DEMAND_CLASSES.join('|');
 // Ids stay within int4 like every other id the API accepts (test/api/badInput.test.ts); bigserial leaves room beyond.
 const alertId: JsonSchema = { type: 'integer', minimum: 1, maximum: 2147483647 };
 
@@ -51,7 +53,12 @@ const pageProps = {
 };
 export const listQuery = obj({
   pipeline_id: { ...pipelineIdQuery, description: 'whose alerts; omitted: the default pipeline; 404 when unknown' },
-  segment_id: segmentIdQuery, status, metric: { ...metricName, description: 'only this rule' }, severity, ...pageProps,
+  segment_id: segmentIdQuery, status, metric: { ...metricName, description: 'only this rule' }, severity,
+  demand_class: {
+    type: 'string', pattern: `^(${CLASS_RE})(,(${CLASS_RE}))*$`, maxLength: 100,
+    description: `one demand class or a comma list (\`lumpy,intermittent\`) of ${DEMAND_CLASSES.join(', ')}: only alerts whose series has one of them in series_characteristics of the alert's pipeline (an uncharacterized series is left out)`,
+  },
+  ...pageProps,
 });
 export const listResponse = out({ total: { type: 'integer' }, page: { type: 'integer' }, page_size: { type: 'integer' }, items: { type: 'array', items: alert } });
 export const alertParams = obj({ alert_id: alertId }, ['alert_id']);
@@ -69,11 +76,14 @@ export const queryBody = obj({
 }, ['query']);
 export const queryResponse = out({
   query: { type: 'string' },
-  parser: { type: 'string', enum: ['offline'] },
+  parser: { type: 'string', enum: ['llm', 'offline'], description: "'llm': the tenant's language model (`llm.base_url`) read the query; 'offline': the built-in parser" },
+  warnings: { type: 'array', items: { type: 'string' }, description: "what went wrong on the way: the model unreachable or its answer unusable (then the offline parser answered), a field of the model's answer dropped" },
   filter: out({
-    pipeline_id: { type: 'integer' }, segment_id: nullable({ type: 'integer' }), metric: nullable({ type: 'string' }), metric_term: nullable({ type: 'string' }),
-    value: nullable(out({ op: { type: 'string' }, value: { type: 'number' } })), status: nullable(status), severity: nullable(severity),
+    pipeline_id: { type: 'integer' }, segment_id: nullable({ type: 'integer' }), metric: nullable({ type: 'string' }),
+    metric_term: { ...nullable({ type: 'string' }), description: 'the words that named the metric (offline parser; null from the model)' },
+    value: nullable(out({ op: { type: 'string', enum: ['gt', 'gte', 'lt', 'lte'] }, value: { type: 'number' } })), status: nullable(status), severity: nullable(severity),
     segment_name: nullable({ type: 'string' }),
+    demand_class: { ...nullable({ type: 'array', items: demandClass }), description: "the series' demand class is one of these" },
   }),
   total: { type: 'integer' }, page: { type: 'integer' }, page_size: { type: 'integer' }, items: { type: 'array', items: alert },
 });

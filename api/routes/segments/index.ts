@@ -1,6 +1,5 @@
 import { RuleError, type Rule } from '../../../domain/segments/rules';
 import { listAbcConfigs } from '../../../db/abc';
-import { listTenantParameters } from '../../../db/parameters';
 import { withTenant, type Tx } from '../../../db/pool';
 import {
   assignMembers, canEditSegment, compileRules, deleteSegment, fieldCatalogue, findSegmentByName, getSegment, insertSegment, listMembers,
@@ -9,10 +8,11 @@ import {
 } from '../../../db/segments';
 import type { AppContext, AuthUser } from '../../context';
 import { badRequest, conflict } from '../../errors';
+import { llmSettings } from '../../llm';
 import { defineRoute, type RouteTable } from '../define';
 import { errors } from '../schemas';
 import { editableSegment, requireUnrestrictedEdit, viewableSegment, visibleSeries } from './access';
-import { parseNaturalLanguage, type LlmSettings } from './nl';
+import { parseNaturalLanguage } from './nl';
 import * as s from './schemas';
 
 export const segmentView = (r: SegmentRow, user: AuthUser) => ({
@@ -38,15 +38,6 @@ async function checkNameFree(tx: Tx, name: string, exceptId?: number) {
 const setAudit = (ctx: AppContext, note: { entityId?: number | null; oldValue?: unknown; newValue?: unknown }) => {
   ctx.state.audit = { ...ctx.state.audit, ...note };
 };
-
-/** The tenant's language model (parameters `llm.*`), or null when `llm.base_url` is empty. */
-export async function llmSettings(tx: Tx): Promise<LlmSettings | null> {
-  const params = await listTenantParameters(tx);
-  const get = (key: string) => params.find((p) => p.parameter_type === 'llm' && p.key === key)?.value;
-  const baseUrl = String(get('base_url') ?? '').trim();
-  if (!baseUrl) return null;
-  return { baseUrl, model: String(get('model') ?? 'gpt-4o-mini'), apiKey: String(get('api_key') ?? '') };
-}
 
 const names = (xs: Array<{ id: number; name: string }>) => xs.map((x) => `'${x.name}' (${x.id})`).join(', ');
 

@@ -1,14 +1,8 @@
-import OpenAI from 'openai';
 import { parseDescription, type AbcRef, type SiteRef } from '../../../domain/segments/nlParser';
 import { checkRules, RuleError, type FieldDef, type Rule } from '../../../domain/segments/rules';
 import { logger } from '../../../lib/logger';
 import { badRequest } from '../../errors';
-
-export interface LlmSettings {
-  baseUrl: string;
-  model: string;
-  apiKey: string;
-}
+import { chatCompletion, LlmUnavailable, type LlmSettings } from '../../llm';
 
 export interface ParseOutcome {
   description: string;
@@ -17,8 +11,6 @@ export interface ParseOutcome {
   unparsed: string[];
   warnings: string[];
 }
-
-const LLM_TIMEOUT_MS = 30_000;
 
 function systemPrompt(fields: FieldDef[]): string {
   const lines = fields.map((f) => {
@@ -47,36 +39,6 @@ function extractJson(text: string): unknown {
     if (start >= 0 && end > start) return JSON.parse(body.slice(start, end + 1));
     throw new Error('the answer is not JSON');
   }
-}
-
-/** The model could not be reached or gave no answer: callers fall back to their deterministic path. */
-export class LlmUnavailable extends Error {}
-
-export interface ChatMessage {
-  role: 'system' | 'user';
-  content: string;
-}
-
-/**
- * One chat completion against the tenant's OpenAI-compatible endpoint; the one place a language model is called, so
- * every feature (segment rules, method explanations) shares its client settings. Throws LlmUnavailable on failure.
- */
-export async function chatCompletion(settings: LlmSettings, messages: ChatMessage[], opts: { json?: boolean } = {}): Promise<string> {
-  const client = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey || 'not-needed', timeout: LLM_TIMEOUT_MS, maxRetries: 1 });
-  let content: string | null | undefined;
-  try {
-    const completion = await client.chat.completions.create({
-      model: settings.model,
-      temperature: 0,
-      ...(opts.json ? { response_format: { type: 'json_object' as const } } : {}),
-      messages,
-    });
-    content = completion.choices?.[0]?.message?.content;
-  } catch (err) {
-    throw new LlmUnavailable(err instanceof Error ? err.message : String(err));
-  }
-  if (!content || !content.trim()) throw new LlmUnavailable('the model returned no content');
-  return content;
 }
 
 async function askModel(settings: LlmSettings, description: string, fields: FieldDef[]): Promise<unknown> {

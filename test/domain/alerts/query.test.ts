@@ -5,7 +5,7 @@ const terms = queryTerms(DEFAULT_RULES.map((r) => r.metric_name), defaultSynonym
 
 test('fill rate under 90 % → fill_rate_low, value < 0.9', () => {
   expect(parseAlertQuery('fill rate under 90 %', terms)).toEqual({
-    metric: 'fill_rate_low', metric_term: 'fill rate', value: { op: 'lt', value: 0.9 }, segment_name: null, status: null, severity: null,
+    metric: 'fill_rate_low', metric_term: 'fill rate', value: { op: 'lt', value: 0.9 }, segment_name: null, status: null, severity: null, demand_class: null,
   });
 });
 
@@ -29,5 +29,22 @@ test('the longest term wins, comparisons without a number are ignored, status an
 });
 
 test('nothing recognised → an empty filter', () => {
-  expect(parseAlertQuery('hello there', terms)).toEqual({ metric: null, metric_term: null, value: null, segment_name: null, status: null, severity: null });
+  expect(parseAlertQuery('hello there', terms)).toEqual({ metric: null, metric_term: null, value: null, segment_name: null, status: null, severity: null, demand_class: null });
+});
+
+test("the issue's sentence: lumpy series in segment North with fill rate under 90 %", () => {
+  expect(parseAlertQuery('lumpy series in segment North with fill rate under 90 %', terms)).toEqual({
+    metric: 'fill_rate_low', metric_term: 'fill rate', value: { op: 'lt', value: 0.9 }, segment_name: 'North', status: null, severity: null, demand_class: ['lumpy'],
+  });
+});
+
+test('demand classes: a list in the order written, repeated once; "intermittency" is the rule, not the class', () => {
+  expect(parseAlertQuery('lumpy or intermittent series', terms)).toMatchObject({ metric: null, demand_class: ['lumpy', 'intermittent'] });
+  expect(parseAlertQuery('Smooth, erratic and smooth series with bias above 0.3', terms)).toMatchObject({
+    metric: 'forecast_bias', value: { op: 'gt', value: 0.3 }, demand_class: ['smooth', 'erratic'],
+  });
+  expect(parseAlertQuery('intermittency alerts', terms)).toMatchObject({ metric: 'intermittency_change', demand_class: null });
+  expect(parseAlertQuery('open high shortage for intermittent items', terms)).toMatchObject({
+    metric: 'projected_shortage', status: 'open', severity: 'high', demand_class: ['intermittent'],
+  });
 });
