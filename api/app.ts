@@ -42,6 +42,7 @@ import { registerSupplyRoutes } from './routes/supply';
 import { registerSupersessionRoutes } from './routes/supersession';
 import { registerSystemRoutes } from './routes/system';
 import { registerExceptionRoutes } from './routes/exceptions';
+import { registerSeriesExceptionRoutes } from './routes/exceptions/series';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
 const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerPipelineControlRoutes, registerProcessLogRoutes, registerDocsRoutes,
@@ -57,6 +58,7 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerHistoryRoutes,
   registerAlertRoutes,
   registerExceptionRoutes,
+  registerSeriesExceptionRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

@@ -1,37 +1,64 @@
 /**
- * The exception log (spec §2.4, §4.11; docs/EXCEPTIONS.md): the facts the forecast and io rules read, the refresh
- * that merges fresh issues into the planner's rows, and the reads of the list, the preload and the inline details.
+ * The exception log (spec §2.4, §4.11; docs/EXCEPTIONS.md): the facts the forecast and io rules read, the supply
+ * run's issues, the per-series issues built from both (the log's refresh and GET /api/exceptions share them), the
+ * refresh that merges fresh issues into the planner's rows, and the reads of the list, the preload and the inline details.
  */
 import type { ForecastFacts, Issue, IoFacts } from '../domain/exceptions/rules';
+import { combineSeriesIssues, type IssueCounts, type SeriesIssues, type SeriesKey } from '../domain/exceptions/series';
 import { sql, type Tx } from './pool';
+import type { Fragment } from './segments';
+import { filterSql, type SeriesFilter } from './series';
 
-export interface SeriesKey {
-  item_id: number;
-  site_id: number;
+export type { SeriesKey } from '../domain/exceptions/series';
+
+/**
+ * Which series a read covers: every series of the pipeline (omitted), one series (`key`, read through the tables'
+ * keys, so a single-series read does not scan the pipeline), and/or the series passing a list filter (`filter`: the
+ * caller's segments, the pipeline's segments).
+ */
+export interface SeriesSelection {
+  key?: SeriesKey;
+  filter?: SeriesFilter;
 }
 
-/** Every series with a forecast result of the pipeline, with what the forecast rules read of it. */
-export async function forecastFacts(tx: Tx, pipelineId: number): Promise<Array<SeriesKey & ForecastFacts>> {
+/** `alias.item_id, alias.site_id` is the selection's series (key part only). */
+function keyCond(alias: string, sel: SeriesSelection | undefined): Fragment {
+  if (!sel?.key) return sql.fragment`TRUE`;
+  const a = sql.identifier([alias]);
+  return sql.fragment`${a}.item_id = ${sel.key.item_id} AND ${a}.site_id = ${sel.key.site_id}`;
+}
+
+/** The whole selection as a condition on `alias`: its key and its list filter. */
+function selectionCond(alias: string, sel: SeriesSelection | undefined): Fragment {
+  const a = sql.identifier([alias]);
+  const filter = sel?.filter ? sql.fragment`EXISTS (SELECT 1 FROM (SELECT ${a}.item_id, ${a}.site_id) s WHERE ${filterSql(sel.filter)})` : sql.fragment`TRUE`;
+  return sql.fragment`${keyCond(alias, sel)} AND ${filter}`;
+}
+
+/** Every series with a forecast result of the pipeline (of the selection), with what the forecast rules read of it. */
+export async function forecastFacts(tx: Tx, pipelineId: number, sel?: SeriesSelection): Promise<Array<SeriesKey & ForecastFacts>> {
   const rows = await tx.any(sql.unsafe`
     WITH keys AS (
-      SELECT item_id, site_id FROM series_best_method WHERE pipeline_id = ${pipelineId}
-      UNION SELECT item_id, site_id FROM forecast_results WHERE pipeline_id = ${pipelineId}
-      UNION SELECT item_id, site_id FROM backtest_metrics WHERE pipeline_id = ${pipelineId}
+      SELECT x.item_id, x.site_id FROM series_best_method x WHERE x.pipeline_id = ${pipelineId} AND ${keyCond('x', sel)}
+      UNION SELECT x.item_id, x.site_id FROM forecast_results x WHERE x.pipeline_id = ${pipelineId} AND ${keyCond('x', sel)}
+      UNION SELECT x.item_id, x.site_id FROM backtest_metrics x WHERE x.pipeline_id = ${pipelineId} AND ${keyCond('x', sel)}
     )
     SELECT k.item_id, k.site_id, b.best_method, m.mase, m.bias, c.mean
     FROM keys k
     LEFT JOIN series_best_method b ON b.pipeline_id = ${pipelineId} AND b.item_id = k.item_id AND b.site_id = k.site_id
     LEFT JOIN backtest_metrics m ON m.pipeline_id = ${pipelineId} AND m.item_id = k.item_id AND m.site_id = k.site_id AND m.method = b.best_method
     LEFT JOIN series_characteristics c ON c.pipeline_id = ${pipelineId} AND c.item_id = k.item_id AND c.site_id = k.site_id
+    WHERE ${selectionCond('k', sel)}
     ORDER BY k.item_id, k.site_id`);
   return rows as unknown as Array<SeriesKey & ForecastFacts>;
 }
 
 /**
  * The io facts of the pipeline's MEIO results in one scenario: the default MEIO scenario when it has results, else the
- * pipeline's lowest-numbered scenario with results (one answer per SKU-site, never a mix of scenarios).
+ * pipeline's lowest-numbered scenario with results (one answer per SKU-site, never a mix of scenarios). The scenario is
+ * chosen over the whole pipeline whatever the selection, so one series reads the scenario the full read does.
  */
-export async function ioFacts(tx: Tx, pipelineId: number): Promise<Array<SeriesKey & IoFacts>> {
+export async function ioFacts(tx: Tx, pipelineId: number, sel?: SeriesSelection): Promise<Array<SeriesKey & IoFacts>> {
   const rows = await tx.any(sql.unsafe`
     WITH sc AS (
       SELECT r.scenario_id FROM meio_results r JOIN meio_scenarios s ON s.id = r.scenario_id
@@ -39,8 +66,36 @@ export async function ioFacts(tx: Tx, pipelineId: number): Promise<Array<SeriesK
     )
     SELECT r.item_id, r.site_id, r.meets_target, r.target_service, r.expected_fill_rate, r.diagnostics
     FROM meio_results r JOIN sc ON sc.scenario_id = r.scenario_id
-    WHERE r.pipeline_id = ${pipelineId} ORDER BY r.item_id, r.site_id`);
+    WHERE r.pipeline_id = ${pipelineId} AND ${selectionCond('r', sel)} ORDER BY r.item_id, r.site_id`);
   return rows as unknown as Array<SeriesKey & IoFacts>;
+}
+
+/**
+ * The supply issues of run `runId` per SKU-site (of the selection): its exceptions as they are, type → code. The one
+ * statement behind both the refresh (POST /api/supply/sync-alerts and the log's generation) and GET /api/exceptions.
+ */
+function supplyIssuesQuery(runId: string | null, sel?: SeriesSelection): Fragment {
+  return sql.fragment`
+    SELECT e.item_id, e.site_id, jsonb_agg(jsonb_build_object(
+      'type', 'supply', 'code', e.type, 'severity', e.severity, 'description', e.description, 'week', e.week, 'end_week', e.end_week,
+      'qty', e.qty, 'order_id', e.order_id, 'run_id', e.run_id) ORDER BY e.week, e.id) AS issues
+    FROM supply_exceptions e WHERE e.run_id = ${runId} AND ${selectionCond('e', sel)} GROUP BY e.item_id, e.site_id`;
+}
+
+export async function supplyIssues(tx: Tx, runId: string | null, sel?: SeriesSelection): Promise<SeriesIssues[]> {
+  if (runId === null) return [];
+  return [...((await tx.any(sql.unsafe`${supplyIssuesQuery(runId, sel)} ORDER BY e.item_id, e.site_id`)) as unknown as SeriesIssues[])];
+}
+
+/**
+ * The issues of every SKU-site of the pipeline (of the selection) that has any: the forecast and io rules over the
+ * pipeline's results and the exceptions of supply run `supplyRunId` (none when null). What the exception log stores
+ * (activities/exceptionLog) and what GET /api/exceptions shows.
+ */
+export async function seriesIssues(
+  tx: Tx, pipelineId: number, supplyRunId: string | null, sel?: SeriesSelection,
+): Promise<{ series: SeriesIssues[]; counts: IssueCounts }> {
+  return combineSeriesIssues(await forecastFacts(tx, pipelineId, sel), await ioFacts(tx, pipelineId, sel), await supplyIssues(tx, supplyRunId, sel));
 }
 
 export interface RefreshResult {
@@ -54,7 +109,7 @@ export interface RefreshResult {
 /**
  * Replaces the issues of kinds `kinds` (default: forecast, io and supply) of the pipeline's rows with `fresh` plus the
  * exceptions of supply run `supplyRunId` (none when null); POST /api/supply/sync-alerts is this with the supply kind
- * alone. The planner's status is kept: a
+ * alone, the log's generation passes every kind in `fresh` (seriesIssues) and no run. The planner's status is kept: a
  * resolved row opens again only when an issue appears that it did not have (same type, code, week and order), a snoozed
  * row stays snoozed until its date and opens after it, a row left without issues is resolved.
  */
@@ -68,16 +123,11 @@ export async function refreshExceptionLog(
     WITH derived AS (
       SELECT r.item_id, r.site_id, r.issues FROM jsonb_to_recordset(${payload}::jsonb) AS r(item_id int4, site_id int4, issues jsonb)
     ),
-    supply AS (
-      SELECT e.item_id, e.site_id, jsonb_agg(jsonb_build_object(
-        'type', 'supply', 'code', e.type, 'severity', e.severity, 'description', e.description, 'week', e.week, 'end_week', e.end_week,
-        'qty', e.qty, 'order_id', e.order_id, 'run_id', e.run_id) ORDER BY e.week, e.id) AS issues
-      FROM supply_exceptions e WHERE e.run_id = ${supplyRunId} GROUP BY e.item_id, e.site_id
-    ),
+    supply AS (${supplyIssuesQuery(supplyRunId)}),
     fresh AS (
-      SELECT item_id, site_id, jsonb_agg(x ORDER BY ord) AS issues
-      FROM (SELECT d.item_id, d.site_id, x, 0 AS ord FROM derived d, jsonb_array_elements(d.issues) x
-            UNION ALL SELECT s.item_id, s.site_id, x, 1 FROM supply s, jsonb_array_elements(s.issues) x) u
+      SELECT item_id, site_id, jsonb_agg(x ORDER BY ord, n) AS issues
+      FROM (SELECT d.item_id, d.site_id, x, 0 AS ord, n FROM derived d, jsonb_array_elements(d.issues) WITH ORDINALITY AS a(x, n)
+            UNION ALL SELECT s.item_id, s.site_id, x, 1, n FROM supply s, jsonb_array_elements(s.issues) WITH ORDINALITY AS a(x, n)) u
       GROUP BY item_id, site_id
     ),
     keys AS (
@@ -90,7 +140,7 @@ export async function refreshExceptionLog(
         EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(f.issues, '[]')) n WHERE NOT EXISTS (
           SELECT 1 FROM jsonb_array_elements(COALESCE(l.issues, '[]')) o
           WHERE o->>'type' = n->>'type' AND o->>'code' IS NOT DISTINCT FROM n->>'code' AND o->>'week' IS NOT DISTINCT FROM n->>'week'
-            AND o->>'order_id' IS NOT DISTINCT FROM n->>'order_id')) AS has_new
+            AND o->>'end_week' IS NOT DISTINCT FROM n->>'end_week')) AS has_new
       FROM keys k
       LEFT JOIN fresh f ON f.item_id = k.item_id AND f.site_id = k.site_id
       LEFT JOIN exception_log l ON l.pipeline_id = ${pipelineId} AND l.item_id = k.item_id AND l.site_id = k.site_id

@@ -1,10 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { forecastFacts, ioFacts, refreshExceptionLog, type RefreshResult } from '../../db/exceptionLog';
+import { refreshExceptionLog, seriesIssues, type RefreshResult } from '../../db/exceptionLog';
 import { getPipeline } from '../../db/pipelines';
 import { withTenant, type Db } from '../../db/pool';
 import { latestSupplyRun } from '../../db/supplyReads';
 import { defaultSupplyScenarioId } from '../../db/supplyScenarios';
-import { forecastIssues, ioIssues, type Issue } from '../../domain/exceptions/rules';
 import { checkpoint } from '../jobs/activity';
 
 export interface ExceptionLogInput {
@@ -31,31 +30,13 @@ export function createExceptionLogActivities({ db }: { db: Db }) {
         throw ApplicationFailure.nonRetryable(`exception log: pipeline ${input.pipelineId} not found`, 'NoPipeline');
       }
       checkpoint({ phase: 'rules' });
-      const bySeries = new Map<string, { item_id: number; site_id: number; issues: Issue[] }>();
-      const add = (item_id: number, site_id: number, issues: Issue[]) => {
-        if (!issues.length) return;
-        const key = `${item_id}_${site_id}`;
-        const row = bySeries.get(key) ?? { item_id, site_id, issues: [] };
-        row.issues.push(...issues);
-        bySeries.set(key, row);
-      };
-      let nForecast = 0;
-      let nIo = 0;
-      for (const f of await forecastFacts(tx, input.pipelineId)) {
-        const issues = forecastIssues(f);
-        nForecast += issues.length;
-        add(f.item_id, f.site_id, issues);
-      }
-      for (const f of await ioFacts(tx, input.pipelineId)) {
-        const issues = ioIssues(f);
-        nIo += issues.length;
-        add(f.item_id, f.site_id, issues);
-      }
-      checkpoint({ phase: 'write' });
       const scenarioId = await defaultSupplyScenarioId(tx);
       const run = scenarioId === null ? null : await latestSupplyRun(tx, input.pipelineId, scenarioId);
-      const r = await refreshExceptionLog(tx, input.pipelineId, [...bySeries.values()], run?.run_id ?? null);
-      return { pipeline_id: input.pipelineId, supply_run_id: run?.run_id ?? null, forecast_issues: nForecast, io_issues: nIo, ...r };
+      const { series, counts } = await seriesIssues(tx, input.pipelineId, run?.run_id ?? null);
+      checkpoint({ phase: 'write' });
+      // every kind is in `series` already, so the refresh reads no supply run of its own
+      const r = await refreshExceptionLog(tx, input.pipelineId, series, null);
+      return { pipeline_id: input.pipelineId, supply_run_id: run?.run_id ?? null, forecast_issues: counts.forecast, io_issues: counts.io, ...r };
     }),
   };
 }
