@@ -35,6 +35,15 @@ export interface RunStepInput extends JobInput {
   /** supply, allocation: the supply scenario (null: the tenant's default) */
   supplyScenarioId?: number | null;
   methods?: string[] | null;
+  /** false: skip the alerts and exception-log refresh after the step (a sequence runs it once, after its last step) */
+  signals?: boolean;
+}
+
+export interface SignalsResult {
+  pipeline_id: number;
+  alerts: number;
+  alerts_cleared: number;
+  exception_rows: number | null;
 }
 
 export interface StepResult {
@@ -42,6 +51,36 @@ export interface StepResult {
   series: number;
   rows: number;
   chunks: number;
+  signals?: SignalsResult;
+}
+
+/** Steps whose results the alert rules and the exception log read: each is followed by their refresh (docs/ALERTS.md). */
+export const SIGNAL_STEPS: readonly string[] = ['forecast', 'best-method', 'meio', 'supply'];
+
+// Each runs in one transaction and beats between pages; a retry starts over, as nothing of a failed attempt committed.
+const signalWork = proxyActivities<activities.Activities>({
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '60 seconds',
+  retry: { maximumAttempts: 5, initialInterval: '1 second' },
+});
+
+/**
+ * The planner's work queue after results change: alerts of the pipeline, then its exception log (a pipeline of its
+ * own only: runs outside any pipeline, id 0, have alerts but no exception log).
+ */
+async function refreshSignals(ref: { accountId: string; jobId: string; pipelineId: number | null }): Promise<SignalsResult> {
+  const pipelineId = ref.pipelineId ?? 0;
+  const a = await signalWork.alertsGenerate({ accountId: ref.accountId, jobId: ref.jobId, pipelineId });
+  let rows: number | null = null;
+  if (pipelineId > 0) {
+    const e = await signalWork.exceptionLogGenerate({ accountId: ref.accountId, jobId: ref.jobId, pipelineId });
+    rows = e.sku_sites_with_issues;
+    await bookkeeping.jobLog({
+      accountId: ref.accountId, jobId: ref.jobId,
+      message: `exception log: pipeline ${pipelineId}, ${e.sku_sites_with_issues} SKU-sites with issues (${e.created} new, ${e.reopened} reopened, ${e.cleared} cleared)`,
+    });
+  }
+  return { pipeline_id: pipelineId, alerts: a.alerts, alerts_cleared: a.cleared, exception_rows: rows };
 }
 
 const messageOf = (err: unknown): string => {
@@ -160,6 +199,14 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
     if (!isStepAvailable(input.step)) {
       throw ApplicationFailure.nonRetryable(`step ${input.step} not available yet`, 'StepNotAvailable');
     }
+    const result = await stepBody(input);
+    if (input.signals === false || !SIGNAL_STEPS.includes(input.step)) return result;
+    return { ...result, signals: await refreshSignals(input) };
+  });
+}
+
+async function stepBody(input: RunStepInput): Promise<StepResult> {
+  {
     switch (input.step) {
       case 'etl':
         return runEtl(input);
@@ -180,7 +227,7 @@ export async function runStep(input: RunStepInput): Promise<StepResult> {
       default:
         throw ApplicationFailure.nonRetryable(`step ${input.step} not available yet`, 'StepNotAvailable');
     }
-  });
+  }
 }
 
 export interface RunSequenceInput extends JobInput {
@@ -206,18 +253,20 @@ async function runSupply(input: RunStepInput): Promise<StepResult> {
 }
 
 /** Runs steps in order as child runStep workflows (a supply step brings its allocation child itself). */
-export async function runSequence(input: RunSequenceInput): Promise<{ steps: StepResult[] }> {
+export async function runSequence(input: RunSequenceInput): Promise<{ steps: StepResult[]; signals?: SignalsResult }> {
   return asJob(input, `${input.kind}: ${input.steps.join(' → ')}`, async () => {
     const done: StepResult[] = [];
     for (const [i, step] of input.steps.entries()) {
       const childId = `${input.jobId}-${i + 1}-${step}`;
-      done.push(await child(input, step, childId, input.jobId));
+      done.push(await child({ ...input, signals: false }, step, childId, input.jobId));
     }
-    return { steps: done };
+    // Once for the sequence: a refresh after every step would be overwritten by the next one's.
+    if (!input.steps.some((s) => SIGNAL_STEPS.includes(s))) return { steps: done };
+    return { steps: done, signals: await refreshSignals(input) };
   });
 }
 
-async function child(input: JobInput & { stepWorkers?: Record<string, number>; supplyScenarioId?: number | null }, step: string, childId: string, parentJobId: string): Promise<StepResult> {
+async function child(input: JobInput & { stepWorkers?: Record<string, number>; supplyScenarioId?: number | null; signals?: boolean }, step: string, childId: string, parentJobId: string): Promise<StepResult> {
   await bookkeeping.createChildJob({
     accountId: input.accountId, jobId: childId, parentJobId, kind: 'step', step,
     pipelineId: input.pipelineId, scenarioId: input.scenarioId, segmentId: input.segmentId, createdBy: input.createdBy,
