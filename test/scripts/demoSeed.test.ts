@@ -105,6 +105,12 @@ test('generated demo data goes through import staging, an import run and etl wit
   expect(done.successorSeries).toBeGreaterThan(0);
   expect(done.routes).toBeGreaterThan(0);
   expect(done.meioSeries).toBe(seriesWithDemand);
+  // the job ends with the planner's work queue: alerts and the exception log of the demo pipeline, as the job reports them
+  const alerts = (await t.call('get', '/api/alerts', { token: admin, query: { page_size: 1 } })).body;
+  const log = (await t.call('get', '/api/exception-log', { token: admin, query: { pipeline_id: result.pipelineId, page_size: 1 } })).body;
+  expect(alerts.total).toBeGreaterThan(0);
+  expect(log.total).toBeGreaterThan(0);
+  expect((job.result as { signals?: unknown }).signals).toEqual({ pipeline_id: result.pipelineId, alerts: alerts.total, alerts_cleared: 0, exception_rows: log.total });
 }, 480_000);
 
 test('the demo pipeline and its baseline scenario are created once: a second seed reuses them, a planner\'s choices stay', async () => {
