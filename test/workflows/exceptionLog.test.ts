@@ -116,6 +116,10 @@ test('generate: each rule fires on the series built to trip it, the quiet series
   const seg = (await q((tx) => tx.oneFirst(sql.unsafe`INSERT INTO segments (name) VALUES ('only P S1') RETURNING id`))) as number;
   await q((tx) => tx.query(sql.unsafe`INSERT INTO segment_members (segment_id, item_id, site_id) VALUES (${seg}, ${items.P}, ${sites.S1})`));
   expect((await list(`&segment_id=${seg}`)).items.map((x: any) => x.id)).toEqual([p1]);
+  const noSegment = await t.call('get', `/api/exception-log?pipeline_id=${seed.pipelineId}&segment_id=999999`, { token: planner });
+  expect([noSegment.status, noSegment.body.detail]).toEqual([404, 'Segment 999999 not found']);
+  const noPipeline = await t.call('get', '/api/exception-log?pipeline_id=999999', { token: planner });
+  expect([noPipeline.status, noPipeline.body.detail]).toEqual([404, 'pipeline_id: pipeline 999999 not found']);
 
   // inline data
   const fd = await t.call('get', `/api/exception-log/${p1}/forecast-data?weeks=4`, { token: planner });

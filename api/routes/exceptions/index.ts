@@ -1,5 +1,5 @@
 import {
-  forecastDetail, getExceptionLogRow, ioDetail, listExceptionLog, preloadFacts, setExceptionStatus, supplyDetail, type ExceptionLogRow,
+  exceptionLogPage, forecastDetail, getExceptionLogRow, ioDetail, listExceptionLog, preloadFacts, setExceptionStatus, supplyDetail, type ExceptionLogRow,
 } from '../../../db/exceptionLog';
 import { getPipeline } from '../../../db/pipelines';
 import { withTenant, type Tx } from '../../../db/pool';
@@ -11,7 +11,7 @@ import { badRequest, notFound } from '../../errors';
 import { newJobId, requireTemporal, startJob } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
 import { errors, int4, obj, out } from '../schemas';
-import { viewableSegment } from '../segments/access';
+import { requireViewableSegment } from '../segments/access';
 
 const STATUSES = ['open', 'resolved', 'snoozed'];
 const RULES = 'Rules and thresholds: docs/EXCEPTIONS.md.';
@@ -86,7 +86,7 @@ export function registerExceptionRoutes(table: RouteTable): void {
       segment_id: int4(1), page: int4(1, { default: 1 }), page_size: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
     }, ['pipeline_id']),
     responses: { 200: { description: 'a page of rows', schema: out({ total: { type: 'integer' }, page: { type: 'integer' }, page_size: { type: 'integer' }, items: { type: 'array', items: itemSchema } }) }, ...errors(400, 403, 404) },
-    handler: (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
+    handler: async (ctx, { query, user }) => {
       let types: string[] | undefined;
       if (query.types !== undefined) {
         const parsed = parseTypes(query.types);
@@ -94,12 +94,12 @@ export function registerExceptionRoutes(table: RouteTable): void {
         if (!parsed.types.length) throw badRequest('types: give at least one of forecast, io, supply');
         types = parsed.types;
       }
-      await pipelineOr404(tx, query.pipeline_id);
-      if (query.segment_id !== undefined) await viewableSegment(tx, user, query.segment_id);
       const skip = Math.min((query.page - 1) * query.page_size, 2147483647);
-      const { rows, total } = await listExceptionLog(tx, { pipelineId: query.pipeline_id, status: query.status, types, segmentId: query.segment_id }, skip, query.page_size);
-      return { total, page: query.page, page_size: query.page_size, items: rows.map(view) };
-    }),
+      const r = await exceptionLogPage(ctx.deps.env.databaseUrl!, user.accountId, { pipelineId: query.pipeline_id, status: query.status, types, segmentId: query.segment_id }, skip, query.page_size);
+      if (!r.pipeline) throw notFound(`pipeline_id: pipeline ${query.pipeline_id} not found`);
+      if (query.segment_id !== undefined) requireViewableSegment(user, query.segment_id, r.segment);
+      return { total: r.total, page: query.page, page_size: query.page_size, items: r.rows.map(view) };
+    },
   });
 
   defineRoute(table, {

@@ -19,9 +19,14 @@ const restriction = (user: AuthUser) => `your segments: ${user.allowedSegments.l
 /** 404 when the segment does not exist, 403 when the user may not see it (spec §5.12). */
 export async function viewableSegment(tx: Tx, user: AuthUser, id: number): Promise<SegmentRow> {
   const row = await getSegment(tx, id);
-  if (!row) throw notFound(`Segment ${id} not found`);
+  requireViewableSegment(user, id, row !== null);
+  return row!;
+}
+
+/** viewableSegment's 404 and 403 for a read that learnt whether segment `id` exists in its own statement. */
+export function requireViewableSegment(user: AuthUser, id: number, exists: boolean): void {
+  if (!exists) throw notFound(`Segment ${id} not found`);
   if (!canViewSegment(user, id)) throw forbidden(`Access to segment ${id} denied (${restriction(user)})`);
-  return row;
 }
 
 export async function editableSegment(tx: Tx, user: AuthUser, id: number): Promise<SegmentRow> {
