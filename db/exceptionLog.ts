@@ -223,28 +223,26 @@ export async function listExceptionLog(tx: Tx, f: ExceptionLogFilter, skip: numb
 /**
  * GET /api/exception-log in one round trip and no transaction: whether the pipeline (and the segment, when given)
  * exist, the total under the filters and the page as JSON, from one named prepared statement per tenant schema (the
- * planner's list is the hot read of the work queue: bench:alerts). Null filters are off. `pipeline` false: no such
- * pipeline, and nothing else was read.
+ * planner's list is the hot read of the work queue: bench:alerts). Null filters are off; for an unknown pipeline or
+ * segment the flags say so (total and page are then empty).
  */
 export async function exceptionLogPage(
   databaseUrl: string, accountId: string, f: { pipelineId: number; status?: ExceptionStatus; types?: string[]; segmentId?: number }, skip: number, limit: number,
 ): Promise<{ pipeline: boolean; segment: boolean; total: number; rows: ExceptionLogRow[] }> {
   const schema = tenantSchemaName(accountId);
+  // the filters in one text for the count and the page: each runs as its own scan (the page in key order, stopping
+  // after its rows) rather than sorting a shared result
+  const where = `l.pipeline_id = $1 AND ($2::text IS NULL OR l.status = $2) AND ($3::text[] IS NULL OR l.exception_types && $3::text[])
+        AND ($4::int4 IS NULL OR EXISTS (SELECT 1 FROM "${schema}".segment_members m WHERE m.segment_id = $4 AND m.item_id = l.item_id AND m.site_id = l.site_id))`;
   const [r] = await preparedQuery<{ pipeline: boolean; segment: boolean; total: number; rows: ExceptionLogRow[] }>(databaseUrl, `exception_log_page_${schema}`, `
-    WITH f AS (
-      SELECT l.id, l.item_id, l.site_id FROM "${schema}".exception_log l
-      WHERE l.pipeline_id = $1 AND ($2::text IS NULL OR l.status = $2) AND ($3::text[] IS NULL OR l.exception_types && $3::text[])
-        AND ($4::int4 IS NULL OR EXISTS (SELECT 1 FROM "${schema}".segment_members m WHERE m.segment_id = $4 AND m.item_id = l.item_id AND m.site_id = l.site_id))
-    ),
-    page AS (SELECT id FROM f ORDER BY item_id, site_id OFFSET $5 LIMIT $6)
     SELECT EXISTS (SELECT 1 FROM "${schema}".scenario_pipelines WHERE id = $1) AS pipeline,
       ($4::int4 IS NULL OR EXISTS (SELECT 1 FROM "${schema}".segments WHERE id = $4)) AS segment,
-      (SELECT count(*)::int FROM f) AS total,
+      (SELECT count(*)::int FROM "${schema}".exception_log l WHERE ${where}) AS total,
       COALESCE((SELECT json_agg(x ORDER BY x.item_id, x.site_id) FROM (
         SELECT l.id, l.pipeline_id, l.item_id, l.site_id, l.exception_types, l.issues, l.status, l.snoozed_until::text AS snoozed_until,
           i.name AS item_name, i.xuid AS item_code, s.name AS site_name, (l.item_id::text || '_' || l.site_id::text) AS unique_id
-        FROM "${schema}".exception_log l JOIN "${schema}".items i ON i.id = l.item_id JOIN "${schema}".sites s ON s.id = l.site_id
-        WHERE l.id IN (SELECT id FROM page)) x), '[]') AS rows`,
+        FROM (SELECT * FROM "${schema}".exception_log l WHERE ${where} ORDER BY l.item_id, l.site_id OFFSET $5 LIMIT $6) l
+        JOIN "${schema}".items i ON i.id = l.item_id JOIN "${schema}".sites s ON s.id = l.site_id) x), '[]') AS rows`,
   [f.pipelineId, f.status ?? null, f.types ?? null, f.segmentId ?? null, skip, limit]);
   return r;
 }
