@@ -266,7 +266,7 @@ export async function listAlerts(tx: Tx, f: AlertListFilter, page: { page: numbe
   const total = (await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM ${from} WHERE ${alertWhere(f)}`)) as number;
   const items = (await tx.any(sql.unsafe`
     SELECT ${ALERT_COLUMNS} FROM ${from} WHERE ${alertWhere(f)}
-    ORDER BY CASE a.severity WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, a.id
+    ORDER BY a.pipeline_id, CASE a.severity WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 ELSE 3 END, a.id
     LIMIT ${page.pageSize} OFFSET ${(page.page - 1) * page.pageSize}`)) as AlertRow[];
   return { total, items: [...items] };
 }
