@@ -43,6 +43,7 @@ import { registerSupersessionRoutes } from './routes/supersession';
 import { registerSystemRoutes } from './routes/system';
 import { registerExceptionRoutes } from './routes/exceptions';
 import { registerSeriesExceptionRoutes } from './routes/exceptions/series';
+import { registerMaintenanceRoutes } from './routes/maintenance';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
 const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerPipelineControlRoutes, registerProcessLogRoutes, registerDocsRoutes,
@@ -59,6 +60,7 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerAlertRoutes,
   registerExceptionRoutes,
   registerSeriesExceptionRoutes,
+  registerMaintenanceRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

@@ -58,7 +58,7 @@ export const typeCountsSchema: JsonSchema = out(
     smooth: { type: 'integer', description: 'ADI ≤ 1.32, CV² ≤ 0.49' },
     lumpy: { type: 'integer', description: 'ADI > 1.32, CV² > 0.49' },
     causal: { type: 'integer', description: 'series with causal models; 0 until causal forecasting exists' },
-    maintenance: { type: 'integer', description: 'series with maintenance demand; 0 until maintenance demand exists' },
+    maintenance: { type: 'integer', description: 'series that appear in the BOM of a maintenance event (they are counted in their demand class as well)' },
     erratic: { type: 'integer', description: 'ADI ≤ 1.32, CV² > 0.49 (not one of the spec\'s keys; given so the classes add up)' },
     no_history: { type: 'integer', description: 'series without weekly history yet' },
     total: { type: 'integer' },
