@@ -116,4 +116,5 @@ test(`no operation of /openapi.json answers 5xx (schemathesis ${SCHEMATHESIS_VER
     throw new Error(`schemathesis found problems (seed ${SEED}, excluded ${excluded.join(', ')}):\n${(start >= 0 ? res.output.slice(start) : res.output).slice(0, 60_000)}`);
   }
   expect(res.output).toMatch(/operations/i);
-}, 600_000);
+  // over 300 operations × MAX_EXAMPLES on two workers: 7–11 minutes on this machine, more when it is shared
+}, 1_500_000);
