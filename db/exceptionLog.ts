@@ -222,28 +222,33 @@ export async function listExceptionLog(tx: Tx, f: ExceptionLogFilter, skip: numb
 
 /**
  * GET /api/exception-log in one round trip and no transaction: whether the pipeline (and the segment, when given)
- * exist, the total under the filters and the page as JSON, from one named prepared statement per tenant schema (the
- * planner's list is the hot read of the work queue: bench:alerts). Null filters are off; for an unknown pipeline or
- * segment the flags say so (total and page are then empty).
+ * exist, and the answer's body `{total, page, page_size, items}` as JSON text, from one named prepared statement per
+ * tenant schema. The planner's list is the hot read of the work queue, and the API's one thread was its limit
+ * (bench:alerts, CPU profile: parsing the rows and serialising them again cost more than the statement), so the
+ * text goes out as PostgreSQL wrote it. Null filters are off; for an unknown pipeline or segment the flags say so.
  */
 export async function exceptionLogPage(
-  databaseUrl: string, accountId: string, f: { pipelineId: number; status?: ExceptionStatus; types?: string[]; segmentId?: number }, skip: number, limit: number,
-): Promise<{ pipeline: boolean; segment: boolean; total: number; rows: ExceptionLogRow[] }> {
+  databaseUrl: string, accountId: string, f: { pipelineId: number; status?: ExceptionStatus; types?: string[]; segmentId?: number },
+  page: { page: number; pageSize: number },
+): Promise<{ pipeline: boolean; segment: boolean; body: string }> {
   const schema = tenantSchemaName(accountId);
   // the filters in one text for the count and the page: each runs as its own scan (the page in key order, stopping
   // after its rows) rather than sorting a shared result
   const where = `l.pipeline_id = $1 AND ($2::text IS NULL OR l.status = $2) AND ($3::text[] IS NULL OR l.exception_types && $3::text[])
         AND ($4::int4 IS NULL OR EXISTS (SELECT 1 FROM "${schema}".segment_members m WHERE m.segment_id = $4 AND m.item_id = l.item_id AND m.site_id = l.site_id))`;
-  const [r] = await preparedQuery<{ pipeline: boolean; segment: boolean; total: number; rows: ExceptionLogRow[] }>(databaseUrl, `exception_log_page_${schema}`, `
+  const skip = Math.min((page.page - 1) * page.pageSize, 2147483647);
+  const [r] = await preparedQuery<{ pipeline: boolean; segment: boolean; body: string }>(databaseUrl, `exception_log_page_${schema}`, `
     SELECT EXISTS (SELECT 1 FROM "${schema}".scenario_pipelines WHERE id = $1) AS pipeline,
       ($4::int4 IS NULL OR EXISTS (SELECT 1 FROM "${schema}".segments WHERE id = $4)) AS segment,
-      (SELECT count(*)::int FROM "${schema}".exception_log l WHERE ${where}) AS total,
-      COALESCE((SELECT json_agg(x ORDER BY x.item_id, x.site_id) FROM (
-        SELECT l.id, l.pipeline_id, l.item_id, l.site_id, l.exception_types, l.issues, l.status, l.snoozed_until::text AS snoozed_until,
-          i.name AS item_name, i.xuid AS item_code, s.name AS site_name, (l.item_id::text || '_' || l.site_id::text) AS unique_id
-        FROM (SELECT * FROM "${schema}".exception_log l WHERE ${where} ORDER BY l.item_id, l.site_id OFFSET $5 LIMIT $6) l
-        JOIN "${schema}".items i ON i.id = l.item_id JOIN "${schema}".sites s ON s.id = l.site_id) x), '[]') AS rows`,
-  [f.pipelineId, f.status ?? null, f.types ?? null, f.segmentId ?? null, skip, limit]);
+      json_build_object(
+        'total', (SELECT count(*)::int FROM "${schema}".exception_log l WHERE ${where}), 'page', $7::int, 'page_size', $6::int,
+        'items', COALESCE((SELECT json_agg(x ORDER BY x.item_id, x.site_id) FROM (
+          SELECT l.id, l.pipeline_id, l.item_id, l.site_id, l.exception_types, l.issues, l.status, l.snoozed_until::text AS snoozed_until,
+            i.name AS item_name, i.xuid AS item_code, s.name AS site_name, (l.item_id::text || '_' || l.site_id::text) AS unique_id
+          FROM (SELECT * FROM "${schema}".exception_log l WHERE ${where} ORDER BY l.item_id, l.site_id OFFSET $5 LIMIT $6) l
+          JOIN "${schema}".items i ON i.id = l.item_id JOIN "${schema}".sites s ON s.id = l.site_id) x), '[]')
+      )::text AS body`,
+  [f.pipelineId, f.status ?? null, f.types ?? null, f.segmentId ?? null, skip, page.pageSize, page.page]);
   return r;
 }
 
