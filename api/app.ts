@@ -44,6 +44,7 @@ import { registerSystemRoutes } from './routes/system';
 import { registerExceptionRoutes } from './routes/exceptions';
 import { registerSeriesExceptionRoutes } from './routes/exceptions/series';
 import { registerMaintenanceRoutes } from './routes/maintenance';
+import { registerAssistantRoutes } from './routes/assistant';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
 const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerPipelineControlRoutes, registerProcessLogRoutes, registerDocsRoutes,
@@ -61,6 +62,7 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerExceptionRoutes,
   registerSeriesExceptionRoutes,
   registerMaintenanceRoutes,
+  registerAssistantRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

@@ -1,0 +1,52 @@
+/** The data assistant's own tables and look-ups (spec §4.7; docs/ASSISTANT.md): the schema index and revoked owners. */
+import { CONCEPTS, TABLE_NOTES } from '../domain/assistant/concepts';
+import type { IndexEntry } from '../domain/assistant/budget';
+import { readerRole } from './assistantQuery';
+import { sql, type Db, type Tx } from './pool';
+
+/** The tables the tenant's reader role may SELECT (partitions left out: their parent stands for them), with columns. */
+export async function readCatalog(tx: Tx, schema: string): Promise<IndexEntry[]> {
+  const rows = (await tx.any(sql.unsafe`
+    SELECT c.relname AS name,
+           coalesce(json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod)) ORDER BY a.attnum)
+                    FILTER (WHERE a.attnum IS NOT NULL), '[]') AS columns
+    FROM pg_class c
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+    WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition
+      AND c.relname <> 'assistant_index'
+      AND EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = ${readerRole(schema)})
+      AND has_table_privilege(${readerRole(schema)}, c.oid, 'SELECT')
+    GROUP BY c.relname
+    ORDER BY c.relname`)) as Array<{ name: string; columns: Array<{ name: string; type: string }> }>;
+  return [
+    ...CONCEPTS.map((c) => ({ kind: 'concept' as const, name: c.name, description: c.description, columns: [], keywords: c.keywords })),
+    ...rows.map((r) => ({ kind: 'table' as const, name: r.name, description: TABLE_NOTES[r.name] ?? '', columns: r.columns, keywords: r.name.split('_') })),
+  ];
+}
+
+/** Replaces the stored index. */
+export async function storeIndex(tx: Tx, entries: readonly IndexEntry[]): Promise<void> {
+  await tx.query(sql.unsafe`DELETE FROM assistant_index`);
+  if (!entries.length) return;
+  await tx.query(sql.unsafe`
+    INSERT INTO assistant_index (kind, name, description, columns, keywords)
+    SELECT e->>'kind', e->>'name', e->>'description', e->'columns', ARRAY(SELECT jsonb_array_elements_text(e->'keywords'))
+    FROM jsonb_array_elements(${JSON.stringify(entries)}::jsonb) AS e`);
+}
+
+export async function loadIndex(tx: Tx): Promise<{ entries: IndexEntry[]; builtAt: string | null }> {
+  const rows = (await tx.any(sql.unsafe`SELECT kind, name, description, columns, keywords, built_at FROM assistant_index ORDER BY kind, name`)) as Array<IndexEntry & { built_at: string }>;
+  return {
+    entries: rows.map(({ built_at: _b, ...e }) => e),
+    builtAt: rows.length ? rows.reduce((m, r) => (r.built_at > m ? r.built_at : m), rows[0].built_at) : null,
+  };
+}
+
+/** Which of these token ids are revoked (logged out): their assistant sessions are cleared. */
+export async function revokedTokenIds(db: Db, jtis: readonly string[]): Promise<Set<string>> {
+  const ids = jtis.filter((j) => /^[0-9a-f-]{36}$/i.test(j));
+  if (!ids.length) return new Set();
+  const rows = (await db.any(sql.unsafe`SELECT jti::text AS jti FROM master.revoked_tokens WHERE jti = ANY(${sql.array(ids, 'uuid')})`)) as Array<{ jti: string }>;
+  return new Set(rows.map((r) => r.jti));
+}
