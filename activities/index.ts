@@ -2,6 +2,7 @@ import type { Db } from '../db/pool';
 import { createAbcActivities } from './abc/activity';
 import { createAlertActivities } from './alerts/activity';
 import { createAllocationActivities } from './allocation/activity';
+import { createCausalActivities } from './causal/activity';
 import { createEtlActivities } from './etl/activity';
 import { createExceptionLogActivities } from './exceptionLog/activity';
 import { createHealthActivities } from './health/activity';
@@ -32,6 +33,7 @@ export function createActivities(deps: { db: Db }) {
     ...createNettingActivities(deps),
     ...createAlertActivities(deps),
     ...createExceptionLogActivities(deps),
+    ...createCausalActivities(deps),
   };
 }
 

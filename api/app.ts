@@ -40,11 +40,12 @@ import { registerSeriesRoutes } from './routes/series';
 import { registerSeriesDetailRoutes } from './routes/seriesDetail';
 import { registerSupplyRoutes } from './routes/supply';
 import { registerSupersessionRoutes } from './routes/supersession';
+import { registerCausalRoutes } from './routes/causal';
 import { registerSystemRoutes } from './routes/system';
 import { registerExceptionRoutes } from './routes/exceptions';
 import { registerSeriesExceptionRoutes } from './routes/exceptions/series';
-import { registerMaintenanceRoutes } from './routes/maintenance';
 import { registerAssistantRoutes } from './routes/assistant';
+import { registerMaintenanceRoutes } from './routes/maintenance';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
 const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerPipelineControlRoutes, registerProcessLogRoutes, registerDocsRoutes,
@@ -61,8 +62,9 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerAlertRoutes,
   registerExceptionRoutes,
   registerSeriesExceptionRoutes,
-  registerMaintenanceRoutes,
+  registerCausalRoutes,
   registerAssistantRoutes,
+  registerMaintenanceRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

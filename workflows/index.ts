@@ -21,3 +21,4 @@ export * from './history';
 export * from './netting';
 export * from './alerts';
 export * from './exceptionLog';
+export * from './causal';

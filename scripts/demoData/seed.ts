@@ -11,6 +11,7 @@ import { PIPELINE_ORDER } from '../../lib/steps';
 import type { DemoOptions } from './generator';
 import { loadDemoIntoStaging } from './load';
 import { seedDemoMaintenance } from './maintenance';
+import { seedDemoCausal } from './causal';
 
 async function waitForJob(db: Db, accountId: string, jobId: string, timeoutMs: number): Promise<JobRow> {
   const deadline = Date.now() + timeoutMs;
@@ -83,6 +84,7 @@ export async function seedDemoData(db: Db, temporal: TemporalDeps, accountId: st
   const etl = await waitForJob(db, accountId, etlJobId, timeoutMs);
   if (etl.status !== 'completed') throw new Error(`demo etl ${etlJobId} ${etl.status}: ${etl.error ?? ''}`);
   await withTenant(db, accountId, (tx) => seedDemoMaintenance(tx));
+  await withTenant(db, accountId, (tx) => seedDemoCausal(tx));
   return { staged, importRunId: run.run_id, etlJobId, pipelineId, scenarioId, series: (etl.result as { series: number }).series };
 }
 

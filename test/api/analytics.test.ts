@@ -146,7 +146,7 @@ describe('aggregate demand', () => {
   ];
 
   test('GET: history summed (closed weeks add nothing), best-method forecasts summed; causal and maintenance empty', async () => {
-    const res = await t.call('get', '/api/analytics/aggregate-demand', { token: planner, query: { causal_scenario_id: 4 } });
+    const res = await t.call('get', '/api/analytics/aggregate-demand', { token: planner });
     expect(res.body).toEqual({
       historical: HISTORY,
       forecast: [{ date: '2026-03-02', value: 13 }, { date: '2026-03-09', value: 13 }, { date: '2026-03-16', value: 13 }],

@@ -15,6 +15,8 @@ import { parseUniqueId } from '../segments/access';
 import * as s from './schemas';
 import { bomSeriesWhere } from '../../../db/maintenance';
 import { maintenanceForecast, scenarioOf as maintenanceScenarioOf } from '../maintenance/demand';
+import { causalForecast, getScenario as getCausalScenario } from '../../../db/causal';
+import { notFound } from '../../errors';
 
 async function accuracyRows(tx: Tx, user: AuthUser, q: { pipeline_id?: number; scenario_id?: number; segment_id?: number }): Promise<{ scope: ResultScope; rows: SeriesAccuracy[] }> {
   const scope = await resolveScope(tx, q);
@@ -23,11 +25,11 @@ async function accuracyRows(tx: Tx, user: AuthUser, q: { pipeline_id?: number; s
   return { scope, rows };
 }
 
-async function aggregate(tx: Tx, where: Fragment, scope: ResultScope, maintenanceScenarioId: number | null = null) {
+async function aggregate(tx: Tx, where: Fragment, scope: ResultScope, maintenanceScenarioId: number | null = null, causalScenarioId: number | null = null) {
   const historical = await aggregateHistory(tx, where);
   const forecast = await aggregateBestForecast(tx, where, scope);
   return {
-    historical, forecast: forecast.points, forecast_causal: [],
+    historical, forecast: forecast.points, forecast_causal: causalScenarioId === null ? [] : await causalForecast(tx, causalScenarioId, scope.pipelineId, where),
     forecast_maint: await maintenanceForecast(tx, maintenanceScenarioId, await bomSeriesWhere(tx, where), forecast.points.map((p) => p.date)),
     pipeline_id: scope.pipelineId, series_count: await countSeries(tx, where), forecast_series_count: forecast.series,
   };
@@ -77,7 +79,7 @@ export function registerAnalyticsRoutes(table: RouteTable): void {
     summary: 'Demand and forecast summed over the portfolio',
     description:
       "`historical`: weekly demand summed over the series the caller may see (closed weeks add nothing). `forecast`: each series' best-method forecast (best-method step) summed per week; series without a best method add nothing (`forecast_series_count` says how many did). " +
-      '`forecast_causal` is always [] until causal forecasting exists; its scenario id is accepted and ignored. ' +
+      '`forecast_causal`: the stored causal demand (docs/CAUSAL.md) of causal scenario `causal_scenario_id` (404 unknown) summed per week over the series in scope: the results its run stored for this pipeline, else its most recent run; [] without `causal_scenario_id` or when the scenario was never run. ' +
       '`forecast_maint`: the maintenance demand (docs/MAINTENANCE.md) of the series in scope that appear in a maintenance BOM, in `maintenance_scenario_id` (404 unknown; omitted: the events as defined), summed per week over every week from the first to the last week of `forecast` (none: 52 weeks from the planning today); [] when no series in scope is in a BOM. ' +
       `\`series_scenario_id\` picks the results as \`scenario_id\` does elsewhere: ${SCOPE_RULE} With a pipeline that has segments, only its segments' series; \`segment_id\` narrows further.`,
     query: s.aggregateQuery,
@@ -86,7 +88,8 @@ export function registerAnalyticsRoutes(table: RouteTable): void {
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const scope = await resolveScope(tx, { pipeline_id: query.pipeline_id, scenario_id: query.series_scenario_id }, 'series_scenario_id');
         const f = await listFilter(tx, user, scope, query.segment_id);
-        return aggregate(tx, scopedSeries(f, scope), scope, await maintenanceScenarioOf(tx, query.maintenance_scenario_id, 'maintenance_scenario_id'));
+        if (query.causal_scenario_id !== undefined && !(await getCausalScenario(tx, query.causal_scenario_id))) throw notFound(`causal_scenario_id: causal scenario ${query.causal_scenario_id} not found`);
+        return aggregate(tx, scopedSeries(f, scope), scope, await maintenanceScenarioOf(tx, query.maintenance_scenario_id, 'maintenance_scenario_id'), query.causal_scenario_id ?? null);
       }),
   });
 

@@ -58,13 +58,12 @@ export const accuracyPrecisionResponse = out({
   }, ['avg_accuracy', 'avg_precision', 'by_method']),
 });
 
-const ignoredScenario = (what: string): JsonSchema => ({ ...id32, description: `${what} scenario; accepted for compatibility, ignored until ${what} forecasts exist` });
 
 export const aggregateQuery = obj({
   pipeline_id: pipelineIdQuery,
   series_scenario_id: { ...scenarioIdQuery, description: 'forecast scenario of the statistical forecast (picks the results like `scenario_id` elsewhere); 404 when unknown' },
   maintenance_scenario_id: { ...id32, description: 'maintenance scenario of `forecast_maint` (docs/MAINTENANCE.md); 404 when unknown; omitted: the maintenance events as defined' },
-  causal_scenario_id: ignoredScenario('causal'),
+  causal_scenario_id: { ...id32, description: 'causal scenario of `forecast_causal` (docs/CAUSAL.md); 404 when unknown; omitted: forecast_causal is []' },
   segment_id: segmentIdQuery,
 });
 
@@ -83,7 +82,7 @@ export const aggregateResponse = out(
   {
     historical: { ...dated, description: 'weekly demand summed over the series, every week of history' },
     forecast: { ...dated, description: "each series' best-method forecast, summed per week" },
-    forecast_causal: { ...dated, description: 'always [] until causal forecasting exists' },
+    forecast_causal: { ...dated, description: 'stored causal demand of `causal_scenario_id` over the series in scope, per week; [] without it' },
     forecast_maint: { ...dated, description: 'maintenance demand of the series in scope that appear in a maintenance BOM, per week over the forecast weeks; [] when none is in a BOM' },
     pipeline_id: { type: 'integer' },
     series_count: { type: 'integer', description: 'series summed in historical' },

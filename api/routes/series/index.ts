@@ -5,6 +5,7 @@ import { seriesScope, visibleSegmentIds } from '../../../db/segments';
 import { defaultResultsPipeline, latestPipelineOfScenario } from '../../../db/forecastReads';
 import { demandClassCounts, listSeries, type SeriesFilter } from '../../../db/series';
 import { maintenanceSeriesCount } from '../../../db/maintenance';
+import { causalSeriesCount } from '../../../db/causal';
 import type { AuthUser } from '../../context';
 import { notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
@@ -79,7 +80,7 @@ export function registerSeriesRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/series/type-counts', tag,
     summary: 'Series per demand type',
-    description: "Syntetos-Boylan classes of the series the caller may see: the characterization step's class of the results pipeline (`pipeline_id`, omitted: the default pipeline, docs/API.md \"Which pipeline a read uses\"), else, for a series not characterized yet, the class computed from series_weekly. `causal` is 0 until causal forecasting exists; `maintenance` counts the series (of the same filter) that appear in the BOM of a maintenance event (docs/MAINTENANCE.md), and overlaps the demand classes; `erratic` and `no_history` are given as well so the counts add up to `total`.",
+    description: "Syntetos-Boylan classes of the series the caller may see: the characterization step's class of the results pipeline (`pipeline_id`, omitted: the default pipeline, docs/API.md \"Which pipeline a read uses\"), else, for a series not characterized yet, the class computed from series_weekly. `causal` counts the series (of the same filter) with a causal model: a failure rate of the part and coverage of the site for that asset type (docs/CAUSAL.md), and overlaps the demand classes; `maintenance` counts the series (of the same filter) that appear in the BOM of a maintenance event (docs/MAINTENANCE.md), and overlaps the demand classes; `erratic` and `no_history` are given as well so the counts add up to `total`.",
     query: s.typeCountsQuery,
     responses: { 200: { description: 'counts', schema: s.typeCountsSchema }, ...errors(400, 403, 404) },
     handler: async (ctx, { query, user }) =>
@@ -88,7 +89,7 @@ export function registerSeriesRoutes(table: RouteTable): void {
         const c = await demandClassCounts(tx, filter);
         const n = (k: string) => c[k] ?? 0;
         return {
-          intermittent: n('intermittent'), smooth: n('smooth'), lumpy: n('lumpy'), causal: 0, maintenance: await maintenanceSeriesCount(tx, filter),
+          intermittent: n('intermittent'), smooth: n('smooth'), lumpy: n('lumpy'), causal: await causalSeriesCount(tx, filter), maintenance: await maintenanceSeriesCount(tx, filter),
           erratic: n('erratic'), no_history: n('no_history'), total: Object.values(c).reduce((a, b) => a + b, 0),
         };
       }),

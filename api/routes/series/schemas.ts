@@ -57,7 +57,7 @@ export const typeCountsSchema: JsonSchema = out(
     intermittent: { type: 'integer', description: 'ADI > 1.32, CV² ≤ 0.49' },
     smooth: { type: 'integer', description: 'ADI ≤ 1.32, CV² ≤ 0.49' },
     lumpy: { type: 'integer', description: 'ADI > 1.32, CV² > 0.49' },
-    causal: { type: 'integer', description: 'series with causal models; 0 until causal forecasting exists' },
+    causal: { type: 'integer', description: 'series with a causal model: a failure rate of the part and the site covered for that asset type (docs/CAUSAL.md)' },
     maintenance: { type: 'integer', description: 'series that appear in the BOM of a maintenance event (they are counted in their demand class as well)' },
     erratic: { type: 'integer', description: 'ADI ≤ 1.32, CV² > 0.49 (not one of the spec\'s keys; given so the classes add up)' },
     no_history: { type: 'integer', description: 'series without weekly history yet' },
