@@ -232,12 +232,20 @@ export async function exceptionLogPage(
   page: { page: number; pageSize: number },
 ): Promise<{ pipeline: boolean; segment: boolean; body: string }> {
   const schema = tenantSchemaName(accountId);
-  // the filters in one text for the count and the page: each runs as its own scan (the page in key order, stopping
-  // after its rows) rather than sorting a shared result
-  const where = `l.pipeline_id = $1 AND ($2::text IS NULL OR l.status = $2) AND ($3::text[] IS NULL OR l.exception_types && $3::text[])
-        AND ($4::int4 IS NULL OR EXISTS (SELECT 1 FROM "${schema}".segment_members m WHERE m.segment_id = $4 AND m.item_id = l.item_id AND m.site_id = l.site_id))`;
+  // One statement per set of filters given (up to 8 per schema): a filter that is off is a parameter tested once
+  // (`$n IS NULL`), never an OR beside its condition, so every set gets a plan of its own (the segment filter a semi
+  // join, not a probe per row). The count and the page each scan on their own, the page in key order, ordering ids
+  // only and reading its rows' issues after.
+  const on = { status: f.status !== undefined, types: f.types !== undefined, segment: f.segmentId !== undefined };
+  const where = [
+    'l.pipeline_id = $1',
+    on.status ? 'l.status = $2' : '$2::text IS NULL',
+    on.types ? 'l.exception_types && $3::text[]' : '$3::text[] IS NULL',
+    on.segment ? `EXISTS (SELECT 1 FROM "${schema}".segment_members m WHERE m.segment_id = $4 AND m.item_id = l.item_id AND m.site_id = l.site_id)` : '$4::int4 IS NULL',
+  ].join(' AND ');
+  const shape = `${Number(on.status)}${Number(on.types)}${Number(on.segment)}`;
   const skip = Math.min((page.page - 1) * page.pageSize, 2147483647);
-  const [r] = await preparedQuery<{ pipeline: boolean; segment: boolean; body: string }>(databaseUrl, `exception_log_page_${schema}`, `
+  const [r] = await preparedQuery<{ pipeline: boolean; segment: boolean; body: string }>(databaseUrl, `exception_log_page_${shape}_${schema}`, `
     SELECT EXISTS (SELECT 1 FROM "${schema}".scenario_pipelines WHERE id = $1) AS pipeline,
       ($4::int4 IS NULL OR EXISTS (SELECT 1 FROM "${schema}".segments WHERE id = $4)) AS segment,
       json_build_object(
@@ -245,7 +253,8 @@ export async function exceptionLogPage(
         'items', COALESCE((SELECT json_agg(x ORDER BY x.item_id, x.site_id) FROM (
           SELECT l.id, l.pipeline_id, l.item_id, l.site_id, l.exception_types, l.issues, l.status, l.snoozed_until::text AS snoozed_until,
             i.name AS item_name, i.xuid AS item_code, s.name AS site_name, (l.item_id::text || '_' || l.site_id::text) AS unique_id
-          FROM (SELECT * FROM "${schema}".exception_log l WHERE ${where} ORDER BY l.item_id, l.site_id OFFSET $5 LIMIT $6) l
+          FROM (SELECT l.id FROM "${schema}".exception_log l WHERE ${where} ORDER BY l.item_id, l.site_id OFFSET $5 LIMIT $6) k
+          JOIN "${schema}".exception_log l ON l.id = k.id
           JOIN "${schema}".items i ON i.id = l.item_id JOIN "${schema}".sites s ON s.id = l.site_id) x), '[]')
       )::text AS body`,
   [f.pipelineId, f.status ?? null, f.types ?? null, f.segmentId ?? null, skip, page.pageSize, page.page]);
