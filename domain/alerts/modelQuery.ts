@@ -10,6 +10,7 @@
  * when it is not a JSON object, or when it named something and every field it named was dropped.
  */
 import type { DemandClass } from '../characterization/characterize';
+import { extractJsonObject } from '../llm/answerJson';
 import { SEVERITIES, type Severity } from './ontology';
 import { ALERT_STATUSES, DEMAND_CLASSES, STATUS_WORDS, type ParsedAlertQuery, type ValueOp } from './query';
 
@@ -46,26 +47,6 @@ export function alertQueryPrompt(ctx: ModelQueryContext): string {
     `segment_name: one of ${segments.length ? segments.join(', ') : '(no segments)'}.`,
     'Leave a field null when the question does not say it; never invent a name that is not listed.',
   ].join('\n');
-}
-
-/** The JSON object in a model's answer (bare, fenced in ```json, or surrounded by prose); null when there is none. */
-export function extractJsonObject(text: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
-  const body = (fenced ? fenced[1] : text).trim();
-  try {
-    return JSON.parse(body);
-  } catch {
-    const start = body.indexOf('{');
-    const end = body.lastIndexOf('}');
-    if (start >= 0 && end > start) {
-      try {
-        return JSON.parse(body.slice(start, end + 1));
-      } catch {
-        return null;
-      }
-    }
-    return null;
-  }
 }
 
 export type ModelAnswer =

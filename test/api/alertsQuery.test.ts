@@ -11,11 +11,10 @@
  *   I4      lumpy           fill_rate_low 0.60
  *   I5      —               fill_rate_low 0.50     (not characterized: no demand_class filter matches it)
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTenantParameter } from '../../db/parameters';
 import { RULES_BY_METRIC } from '../../domain/alerts/ontology';
 import { sql, withTenant } from '../../db/pool';
+import { startFakeModel, type FakeModel } from '../support/fakeModel';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
 
 let t: TestApp;
@@ -125,37 +124,24 @@ describe('offline parser', () => {
 });
 
 describe('through a language model (a local fake speaking chat completions)', () => {
-  let server: http.Server;
+  let model: FakeModel;
   let answer: unknown;
-  let seen: any;
   let a: TestTenant;
   let planner: string;
   let seed: Seed;
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        seen = { url: req.url, auth: req.headers.authorization, body: JSON.parse(body) };
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({
-          id: 'chatcmpl-1', object: 'chat.completion', created: 0, model: seen.body.model,
-          choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: typeof answer === 'string' ? answer : JSON.stringify(answer) } }],
-        }));
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    model = await startFakeModel(() => (typeof answer === 'string' ? answer : JSON.stringify(answer)));
     a = await t.newTenant('alerts-llm');
     seed = await seedTenant(a, await t.login(a.admin));
     planner = await t.login(a.planner);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const url = model.url;
     await withTenant(t.db, a.accountId, async (tx) => {
       await setTenantParameter(tx, 'llm', 'base_url', url);
       await setTenantParameter(tx, 'llm', 'model', 'tiny-test-model');
       await setTenantParameter(tx, 'llm', 'api_key', 'sk-test');
     });
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(() => model.close());
 
   const q = (query: string, token = planner) => t.call('post', '/api/alerts/query', { token, body: { query, pipeline_id: seed.pipelineId } });
 
@@ -171,25 +157,25 @@ describe('through a language model (a local fake speaking chat completions)', ()
       },
     });
     expect(items(res.body)).toEqual([[seed.ids.I1, 'fill_rate_low', 0.8], [seed.ids.I3, 'fill_rate_low', 0.7]]);
-    expect(seen.url).toBe('/v1/chat/completions');
-    expect(seen.auth).toBe('Bearer sk-test');
-    expect(seen.body.model).toBe('tiny-test-model');
-    expect(seen.body.response_format).toEqual({ type: 'json_object' });
-    const prompt: string = seen.body.messages[0].content;
+    expect(model.calls.at(-1)!.url).toBe('/v1/chat/completions');
+    expect(model.calls.at(-1)!.auth).toBe('Bearer sk-test');
+    expect(model.calls.at(-1)!.model).toBe('tiny-test-model');
+    expect(model.calls.at(-1)!.responseFormat).toEqual({ type: 'json_object' });
+    const prompt: string = model.calls.at(-1)!.messages[0].content;
     expect(prompt).toContain(`- fill_rate_low: ${RULES_BY_METRIC.get('fill_rate_low')!.description} (fires when value lt 0.9); synonyms: "fill rate", "fillrate", "service level"`);
     expect(prompt.split('\n').filter((l) => l.startsWith('- ')).length).toBe(32);
     expect(prompt).toContain('status: open, approved, rejected');
     expect(prompt).toContain('severity: low, medium, high, critical.');
     expect(prompt).toContain('demand_class: a list of smooth, erratic, intermittent, lumpy');
     expect(prompt).toContain('segment_name: one of "North", "South".');
-    expect(seen.body.messages[1]).toEqual({ role: 'user', content: 'poorly served bumpy or steady stuff up north, 80 % or worse' });
+    expect(model.calls.at(-1)!.messages[1]).toEqual({ role: 'user', content: 'poorly served bumpy or steady stuff up north, 80 % or worse' });
   });
 
   test('the prompt names only the segments the caller can see', async () => {
     const restricted = await t.login(await t.addUser(a.accountId, { allowed_segments: [seed.south] }));
     answer = { demand_class: ['lumpy'] };
     const res = await q('lumpy things', restricted);
-    expect(seen.body.messages[0].content).toContain('segment_name: one of "South".');
+    expect(model.calls.at(-1)!.messages[0].content).toContain('segment_name: one of "South".');
     // the caller sees South only: of the lumpy series, I4
     expect(res.body).toMatchObject({ parser: 'llm', total: 1, filter: { demand_class: ['lumpy'], segment_id: null } });
     expect(items(res.body)).toEqual([[seed.ids.I4, 'fill_rate_low', 0.6]]);

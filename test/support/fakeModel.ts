@@ -5,7 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface FakeCall { url: string; model: string; messages: Array<{ role: string; content: string }>; responseFormat: unknown }
+export interface FakeCall { url: string; auth: string | undefined; model: string; messages: Array<{ role: string; content: string }>; responseFormat: unknown }
 
 export interface FakeModel {
   url: string;
@@ -31,7 +31,7 @@ export async function startFakeModel(respond: (call: FakeCall) => string, modelN
         return;
       }
       const parsed = JSON.parse(body);
-      const call: FakeCall = { url: req.url, model: parsed.model, messages: parsed.messages, responseFormat: parsed.response_format };
+      const call: FakeCall = { url: req.url, auth: req.headers.authorization, model: parsed.model, messages: parsed.messages, responseFormat: parsed.response_format };
       fake.calls.push(call);
       let content: string;
       try {

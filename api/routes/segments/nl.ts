@@ -1,3 +1,4 @@
+import { extractJsonObject } from '../../../domain/llm/answerJson';
 import { parseDescription, type AbcRef, type SiteRef } from '../../../domain/segments/nlParser';
 import { checkRules, RuleError, type FieldDef, type Rule } from '../../../domain/segments/rules';
 import { logger } from '../../../lib/logger';
@@ -28,29 +29,14 @@ function systemPrompt(fields: FieldDef[]): string {
   ].join('\n');
 }
 
-function extractJson(text: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/.exec(text);
-  const body = (fenced ? fenced[1] : text).trim();
-  try {
-    return JSON.parse(body);
-  } catch {
-    const start = body.indexOf('{');
-    const end = body.lastIndexOf('}');
-    if (start >= 0 && end > start) return JSON.parse(body.slice(start, end + 1));
-    throw new Error('the answer is not JSON');
-  }
-}
-
 async function askModel(settings: LlmSettings, description: string, fields: FieldDef[]): Promise<unknown> {
   const content = await chatCompletion(settings, [
     { role: 'system', content: systemPrompt(fields) },
     { role: 'user', content: description },
   ], { json: true });
-  try {
-    return extractJson(content);
-  } catch (err) {
-    throw badRequest(`The language model did not answer with JSON rules (${(err as Error).message})`);
-  }
+  const answer = extractJsonObject(content);
+  if (answer === null) throw badRequest('The language model did not answer with JSON rules (the answer is not JSON)');
+  return answer;
 }
 
 /**

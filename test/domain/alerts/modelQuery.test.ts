@@ -1,5 +1,6 @@
 import { defaultRuleRows, defaultSynonyms, RULES_BY_METRIC } from '../../../domain/alerts/ontology';
-import { alertQueryPrompt, extractJsonObject, readModelAnswer, type ModelQueryContext } from '../../../domain/alerts/modelQuery';
+import { alertQueryPrompt, readModelAnswer, type ModelQueryContext } from '../../../domain/alerts/modelQuery';
+import { extractJsonObject } from '../../../domain/llm/answerJson';
 
 const ctx: ModelQueryContext = { rules: defaultRuleRows(), synonyms: defaultSynonyms(), segments: ['North', 'Key accounts'] };
 const EMPTY = { metric: null, metric_term: null, value: null, segment_name: null, status: null, severity: null, demand_class: null };
