@@ -194,7 +194,11 @@ describe('forecast, backtest, backtest-forecast and best-method steps (real work
 
   test('forecast: horizon of the pipeline scenario, methods per series, constant, NPI, calendar and adjustments', async () => {
     const job = await runStep('forecast');
-    expect(job.result).toEqual({ step: 'forecast', series: 6, rows: expect.any(Number), chunks: 1 });
+    expect(job.result).toEqual({ step: 'forecast', series: 6, rows: expect.any(Number), chunks: 1, signals: expect.any(Object) });
+    // the step ends with the pipeline's alerts and exception log (docs/ALERTS.md), as the API lists them
+    const alerts = (await t.call('get', '/api/alerts', { token: planner, query: { pipeline_id: pipelineId, page_size: 1 } })).body.total;
+    const logged = (await t.call('get', '/api/exception-log', { token: planner, query: { pipeline_id: pipelineId, page_size: 1 } })).body.total;
+    expect(job.result.signals).toEqual({ pipeline_id: pipelineId, alerts, alerts_cleared: 0, exception_rows: logged });
     const rows = await forecasts();
     expect(rows.length).toBe(job.result.rows);
     for (const r of rows) {
