@@ -4,7 +4,7 @@ import { defaultSupplyScenarioId } from '../../../db/supplyScenarios';
 import { withTenant, type Tx } from '../../../db/pool';
 import {
   approveEngineOrder, dashboardFacts, deleteSupplyRun, editEngineOrder, engineOrderView, exceptionRows, getEngineOrder, inventoryRows,
-  indirectOfSku, listSupplyRuns, supplyReadScope, mergedOrderPage, orderBreakdown, orderPegging, runPegging, type SupplyRunView,
+  indirectOfSku, listSupplyRuns, supplyReadScope, mergedOrderPageJson, orderBreakdown, orderPegging, runPegging, type SupplyRunView,
 } from '../../../db/supplyReads';
 import { getSupplyScenario } from '../../../db/supplyScenarios';
 import { consumptionPreview, syncSupplyIssues } from '../../../db/supplySignals';
@@ -202,7 +202,12 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
     responses: { 200: { description: 'orders', schema: { type: 'array', items: orderSchema } }, ...errors(404) },
     handler: async (ctx, { query, user }) => {
       if (query.week_from !== undefined && query.week_to !== undefined && query.week_from > query.week_to) throw badRequest('week_from: must not be after week_to');
-      return pageOfRun(ctx, user.accountId, query, (tx, run) => mergedOrderPage(tx, run, query, query.skip, query.limit));
+      const { body, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => mergedOrderPageJson(tx, await runOr404(tx, query), query, query.skip, query.limit));
+      ctx.set('X-Total-Count', String(total));
+      // the body as PostgreSQL wrote it, with the columns of orderSchema
+      ctx.type = 'application/json';
+      ctx.body = body;
+      return undefined;
     },
   });
 
