@@ -1,20 +1,20 @@
 import { sql, withTenant } from '../../db/pool';
-import { seedSupply, type SupplySeed } from '../support/supplySeed';
+import { seedExceptions, type ExceptionSeed } from '../support/exceptionSeed';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
 
 /**
  * GET /api/exceptions, GET /api/exceptions/{unique_id} and the per-series snoozes (spec §4.11; docs/EXCEPTIONS.md
- * "Computed exceptions") over HTTP on real PostgreSQL. The facts are the exception-log test's: P@S1 trips high_mase
- * (medium) and misses its io target by 15 points (high); P@S2 trips bias (medium) and has no distribution (high); Q@S1
- * is quiet on every rule; R@S2 has a forecast without a best method (high). Supply issues come from supply runs written
- * here: the default scenario's newest completed run has a shortage (high) at P@S1 and an excess (low) at Q@S1, the
- * other scenario's a no_source (medium) at P@S2.
+ * "Computed exceptions") over HTTP on real PostgreSQL. The facts are the exception-log test's (test/support/exceptionSeed.ts):
+ * P@S1 trips high_mase (medium) and misses its io target by 15 points (high); P@S2 trips bias (medium) and has no
+ * distribution (high); Q@S1 is quiet on every rule; R@S2 has a forecast without a best method (high). Supply issues come
+ * from supply runs written here: the default scenario's newest completed run has a shortage (high) at P@S1 and an excess
+ * (low) at Q@S1, the other scenario's a no_source (medium) at P@S2.
  */
 
 let t: TestApp;
 let a: TestTenant;
 let planner: string;
-let seed: SupplySeed;
+let seed: ExceptionSeed;
 let itemR: number;
 let altScenario: number;
 let defaultScenario: number;
@@ -26,27 +26,10 @@ beforeAll(async () => {
   t = await startTestApp();
   a = await t.newTenant('exceptions');
   planner = await t.login(a.planner);
-  seed = await seedSupply(t.db, a.accountId);
+  seed = await seedExceptions(t.db, a.accountId);
+  itemR = seed.itemR;
   const { pipelineId: p, items, sites } = seed;
   await q(async (tx) => {
-    const metrics: Array<[number, number, number, number, number]> = [[items.P, sites.S1, 2, 0, 10], [items.P, sites.S2, 0.8, 2, 5], [items.Q, sites.S1, 0.5, 0.1, 4]];
-    for (const [i, s, mase, bias, mean] of metrics) {
-      await tx.query(sql.unsafe`INSERT INTO backtest_metrics (pipeline_id, item_id, site_id, method, mase, bias) VALUES (${p}, ${i}, ${s}, 'naive', ${mase}, ${bias})`);
-      await tx.query(sql.unsafe`INSERT INTO series_characteristics (pipeline_id, item_id, site_id, n_observations, mean, demand_class, is_intermittent, has_seasonality, seasonal_period, has_trend, complexity_level)
-        VALUES (${p}, ${i}, ${s}, 20, ${mean}, 'smooth', false, false, 52, false, 'low')`);
-    }
-    itemR = (await tx.oneFirst(sql.unsafe`INSERT INTO items (xuid, name) VALUES ('R', 'Item R') RETURNING id`)) as number;
-    await tx.query(sql.unsafe`INSERT INTO series (item_id, site_id) VALUES (${itemR}, ${sites.S2})`);
-    await tx.query(sql.unsafe`INSERT INTO forecast_results (pipeline_id, item_id, site_id, method, start_week, yhat, yhat_lower, yhat_upper, level)
-      VALUES (${p}, ${itemR}, ${sites.S2}, 'naive', '2026-06-01', '{1}', '{1}', '{1}', 0.8)`);
-    const sc = (await tx.oneFirst(sql.unsafe`INSERT INTO meio_scenarios (name, is_default) VALUES ('io', true) RETURNING id`)) as number;
-    const meio = async (i: number, s: number, meets: boolean, fill: number, diagnostics: unknown[]) => tx.query(sql.unsafe`
-      INSERT INTO meio_results (pipeline_id, scenario_id, item_id, site_id, policy, service_type, target_service, target_source, echelon_model, expected_fill_rate, meets_target, diagnostics)
-      VALUES (${p}, ${sc}, ${i}, ${s}, 'rQ', 'fill_rate', 0.95, 'scenario', 'single', ${fill}, ${meets}, ${sql.jsonb(diagnostics as any)})`);
-    await meio(items.P, sites.S1, false, 0.8, []);
-    await meio(items.P, sites.S2, false, 0, [{ code: 'no_distribution', detail: 'no fitted demand distribution for this pipeline' }]);
-    await meio(items.Q, sites.S1, true, 0.97, []);
-
     // supply runs: only the newest completed run of the chosen scenario counts
     defaultScenario = (await tx.oneFirst(sql.unsafe`SELECT id FROM supply_scenarios WHERE is_default`)) as number;
     altScenario = (await tx.oneFirst(sql.unsafe`INSERT INTO supply_scenarios (name) VALUES ('alt') RETURNING id`)) as number;
