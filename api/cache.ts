@@ -1,5 +1,6 @@
 import { logger } from '../lib/logger';
 import type { TenantData } from '../db/masterData';
+import { PlanReads } from './planReads';
 import { ReadCache } from './readCache';
 
 export type { TenantData };
@@ -27,8 +28,12 @@ export class DataCache {
   private entries = new Map<string, Entry>();
   /** series list, results and forecasts, checked against the tenant's data version on every request */
   readonly reads = new ReadCache();
+  /** the answers of the work lists, checked against the tenant's plan version on every request */
+  readonly plan: PlanReads;
 
-  constructor(private readonly loader: CacheLoader) {}
+  constructor(private readonly loader: CacheLoader, planBudgetBytes?: number) {
+    this.plan = new PlanReads(planBudgetBytes);
+  }
 
   private start(accountId: string): Entry {
     const entry: Entry = { state: 'loading', promise: Promise.resolve(undefined as unknown as TenantData) };
@@ -80,6 +85,7 @@ export class DataCache {
   async reload(accountId: string): Promise<TenantData> {
     this.entries.delete(accountId);
     this.reads.drop(accountId);
+    this.plan.drop(accountId);
     return this.start(accountId).promise;
   }
 

@@ -66,6 +66,8 @@ export interface AppState {
   token?: Record<string, unknown>;
   /** the tenant's data version (migration 011) read with the user: whether the in-memory reads (api/readCache.ts) are current */
   dataVersion?: number;
+  /** the tenant's plan version (migration 033) read with the user: whether the work lists the API holds (api/planReads.ts) are current */
+  planVersion?: number;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState> & { deps: AppDeps };

@@ -24,7 +24,7 @@ export async function startApi(): Promise<{ close(): Promise<void> }> {
       `Refusing to start in ${env.appEnv}: auth.jwt_secret is still the placeholder. Set JWT_SECRET (at least 32 random bytes) on first start, or POST /api/config/update {path: "auth.jwt_secret"} as superadmin.`,
     );
   }
-  const cache = new DataCache((accountId) => loadTenantData(db, accountId));
+  const cache = new DataCache((accountId) => loadTenantData(db, accountId), env.planReadCacheBytes);
   // Lazy: the API answers (and reports 503 on job routes) even while Temporal is still starting or briefly down.
   const connection = Connection.lazy({ address: env.temporalAddress ?? '127.0.0.1:7233' });
   const temporal = { client: new Client({ connection, namespace: env.temporalNamespace }), taskQueue: env.taskQueue };

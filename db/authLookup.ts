@@ -25,6 +25,8 @@ export interface AuthLookup {
   account_name: string | null;
   /** null: the tenant has no data_version (not migrated yet) or the account is gone */
   data_version: number | null;
+  /** the tenant's plan version (migration 033): whether the work lists the API holds (api/planReads.ts) are current */
+  plan_version: number | null;
   user: {
     id: number;
     email: string;
@@ -52,7 +54,7 @@ export const TOKEN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
 
 /** The columns of both statements: plain columns, which cost PostgreSQL less than building JSON objects of them. */
 const COLUMNS = `
-    a.name AS account_name, v.version::float8 AS data_version,
+    a.name AS account_name, v.version::float8 AS data_version, v.plan_version::float8 AS plan_version,
     u.id AS user_id, u.email AS user_email, u.name AS user_name, u.role AS user_role, u.auth_provider AS user_auth_provider,
     u.is_active AS user_is_active, u.can_run_process AS user_can_run_process, u.can_create_override AS user_can_create_override,
     u.allowed_segments AS user_allowed_segments, u.allowed_segments_edit AS user_allowed_segments_edit,
@@ -82,6 +84,7 @@ interface Row {
   revoked: boolean;
   account_name: string | null;
   data_version: number | null;
+  plan_version: number | null;
   user_id: number | null;
   user_email: string;
   user_name: string;
@@ -101,6 +104,7 @@ const lookupOf = (r: Row): AuthLookup => ({
   revoked: r.revoked,
   account_name: r.account_name,
   data_version: r.data_version,
+  plan_version: r.plan_version,
   user: r.user_id === null ? null : {
     id: r.user_id, email: r.user_email, name: r.user_name, role: r.user_role, auth_provider: r.user_auth_provider, is_active: r.user_is_active,
     can_run_process: r.user_can_run_process, can_create_override: r.user_can_create_override,
@@ -208,7 +212,7 @@ async function answer({ databaseUrl, schema, account, one, many }: Lane, batch: 
     if (code === '42P01' || code === '3F000') {
       await Promise.all(batch.map(async (w) => {
         try {
-          w.resolve({ revoked: await isTokenRevoked(w.db, w.q.jti), account_name: null, data_version: null, user: null, superadmin: null });
+          w.resolve({ revoked: await isTokenRevoked(w.db, w.q.jti), account_name: null, data_version: null, plan_version: null, user: null, superadmin: null });
         } catch (e) {
           w.reject(e);
         }

@@ -15,6 +15,8 @@ export interface Env {
   corsOrigins: string[];
   bodyLimit: string;
   loginRateLimit: number;
+  /** bytes of work-list answers the API keeps (api/planReads.ts); 0 keeps none */
+  planReadCacheBytes: number;
 }
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
@@ -37,6 +39,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
       .filter(Boolean),
     bodyLimit: source.BODY_LIMIT ?? '5mb',
     loginRateLimit: Number(source.LOGIN_RATE_LIMIT ?? 30),
+    planReadCacheBytes: Math.max(0, Number(source.PLAN_READ_CACHE_MB ?? 64)) * 1024 * 1024,
   };
 }
 

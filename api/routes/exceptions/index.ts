@@ -8,6 +8,7 @@ import { defaultSupplyScenarioId } from '../../../db/supplyScenarios';
 import { parseTypes } from '../../../domain/exceptions/rules';
 import type { ExceptionLogWorkflowInput } from '../../../workflows/exceptionLog';
 import { badRequest, notFound } from '../../errors';
+import { answerKey } from '../../planReads';
 import { newJobId, requireTemporal, startJob } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
 import { errors, int4, obj, out } from '../schemas';
@@ -94,7 +95,9 @@ export function registerExceptionRoutes(table: RouteTable): void {
         if (!parsed.types.length) throw badRequest('types: give at least one of forecast, io, supply');
         types = parsed.types;
       }
-      const r = await exceptionLogPage(ctx.deps.env.databaseUrl!, user.accountId, { pipelineId: query.pipeline_id, status: query.status, types, segmentId: query.segment_id }, { page: query.page, pageSize: query.page_size });
+      // kept per plan version (api/planReads.ts); the checks below depend on the user and run on every request
+      const r = await ctx.deps.cache.plan.answer(user.accountId, ctx.state.planVersion, answerKey('exception-log', { ...query, types }), () =>
+        exceptionLogPage(ctx.deps.env.databaseUrl!, user.accountId, { pipelineId: query.pipeline_id, status: query.status, types, segmentId: query.segment_id }, { page: query.page, pageSize: query.page_size }));
       if (!r.pipeline) throw notFound(`pipeline_id: pipeline ${query.pipeline_id} not found`);
       if (query.segment_id !== undefined) requireViewableSegment(user, query.segment_id, r.segment);
       // the body as PostgreSQL wrote it, with the columns of `view`

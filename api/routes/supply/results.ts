@@ -9,6 +9,7 @@ import {
 import { getSupplyScenario } from '../../../db/supplyScenarios';
 import { consumptionPreview, syncSupplyIssues } from '../../../db/supplySignals';
 import type { AppContext } from '../../context';
+import { answerKey } from '../../planReads';
 import { conflict, badRequest, notFound } from '../../errors';
 import { newJobId } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
@@ -202,7 +203,9 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
     responses: { 200: { description: 'orders', schema: { type: 'array', items: orderSchema } }, ...errors(404) },
     handler: async (ctx, { query, user }) => {
       if (query.week_from !== undefined && query.week_to !== undefined && query.week_from > query.week_to) throw badRequest('week_from: must not be after week_to');
-      const { body, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => mergedOrderPageJson(tx, await runOr404(tx, query), query, query.skip, query.limit));
+      // kept per plan version (api/planReads.ts): the same pages are read again and again between changes
+      const { body, total } = await ctx.deps.cache.plan.answer(user.accountId, ctx.state.planVersion, answerKey('supply/orders', query), () =>
+        withTenant(ctx.deps.db, user.accountId, async (tx) => mergedOrderPageJson(tx, await runOr404(tx, query), query, query.skip, query.limit)));
       ctx.set('X-Total-Count', String(total));
       // the body as PostgreSQL wrote it, with the columns of orderSchema
       ctx.type = 'application/json';
