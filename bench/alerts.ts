@@ -20,13 +20,11 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { newJobId, startJob } from '../api/jobs/service';
 import { sql, withTenant } from '../db/pool';
 import { REPO_ROOT } from '../lib/env';
-import { freePort } from '../lib/net';
 import { activityTimeline } from './lib/activityTimeline';
-import { addPlanner, login, measure, startApi, stopChild, waitForCache, type LoadRow } from './lib/apiLoad';
+import { LIST_COLUMNS, listCells, listVerdict, measureLists, type ListRow } from './lib/apiLoad';
 import { followWorkflow } from './lib/followWorkflow';
 import { runForecastPipeline, type PipelineContext, type StepTiming } from './lib/forecastPipeline';
 import { fixed, int, markdownTable, replaceBlock, secs, textTable } from './lib/report';
@@ -115,43 +113,20 @@ async function addSegment(ctx: PipelineContext): Promise<number> {
   });
 }
 
-interface ApiRow extends LoadRow {
-  total: number;
-}
-
-async function measureApi(ctx: PipelineContext, load: { connections: number; seconds: number }): Promise<ApiRow[]> {
-  const email = 'bench-planner@example.com';
-  const password = 'bench-planner-password';
-  await addPlanner(ctx.stack.db, ctx.accountId, email, password);
+async function measureApi(ctx: PipelineContext, load: { connections: number; seconds: number }): Promise<ListRow[]> {
   const segment = await addSegment(ctx);
-  let api: ChildProcess | undefined;
-  try {
-    const port = await freePort();
-    api = await startApi(ctx.stack.databaseUrl, port, path.join(ctx.stack.tmpDir, 'api.log'));
-    const url = `http://127.0.0.1:${port}`;
-    const token = await login(url, email, password, ctx.accountId);
-    const p = `pipeline_id=${ctx.pipelineId}`;
-    await waitForCache(url, token, `/api/exception-log?${p}&page_size=1`);
-    const rows = [
+  const p = `pipeline_id=${ctx.pipelineId}`;
+  return measureLists(
+    { db: ctx.stack.db, accountId: ctx.accountId, databaseUrl: ctx.stack.databaseUrl, logFile: path.join(ctx.stack.tmpDir, 'api.log') },
+    [
       { name: 'exception log, first page (page_size 50)', path: `/api/exception-log?${p}&page_size=50` },
       { name: 'exception log, status=open&types=supply', path: `/api/exception-log?${p}&status=open&types=supply&page_size=50` },
       { name: 'exception log, segment_id (a third of the series)', path: `/api/exception-log?${p}&segment_id=${segment}&page_size=50` },
       { name: 'exception log, page 40', path: `/api/exception-log?${p}&page=40&page_size=50` },
       { name: 'alerts, first page (page_size 50)', path: `/api/alerts?${p}&page_size=50` },
-    ];
-    log(`API pid ${api.pid} on ${url}; ${load.connections} connections, ${load.seconds} s per row after a 2 s warm-up`);
-    const out: ApiRow[] = [];
-    for (const r of rows) {
-      const probe = await fetch(`${url}${r.path}`, { headers: { authorization: `Bearer ${token}` } });
-      if (!probe.ok) throw new Error(`GET ${r.path}: ${probe.status} ${await probe.text()}`);
-      const total = ((await probe.json()) as { total: number }).total;
-      const row = await measure(r.name, `${url}${r.path}`, { ...load, log }, { token });
-      out.push({ ...row, total });
-    }
-    return out;
-  } finally {
-    if (api) await stopChild(api);
-  }
+    ],
+    { ...load, log, probePath: `/api/exception-log?${p}&page_size=1`, totalOf: (_res, body) => (body as { total: number }).total },
+  );
 }
 
 async function main(): Promise<void> {
@@ -163,7 +138,7 @@ async function main(): Promise<void> {
   let gens: Generation[] = [];
   let steps: InStep[] = [];
   let facts: QueueFacts | undefined;
-  let api: ApiRow[] = [];
+  let api: ListRow[] = [];
   const run = await runForecastPipeline({
     series, seed: arg('seed', 42), weeks: arg('weeks', 156), backtestWindows: 3, workerProcesses: workers, log,
     steps: ['distribution', 'meio', 'supply'],
@@ -193,11 +168,9 @@ async function main(): Promise<void> {
     ['exception-log rows with issues', `${int(f.exception_rows)} (${Object.entries(f.exception_rows_by_type).map(([t, n]) => `${t} ${int(n)}`).join(', ')})`],
   ];
   const verdict = `alerts + exception log for ${int(run.series)} series: ${secs(total)} s (target ${GENERATION_TARGET_SECONDS} s: ${total < GENERATION_TARGET_SECONDS ? `met, ${fixed(GENERATION_TARGET_SECONDS / total, 1)}× under` : 'NOT met'})`;
-  const apiHead = ['GET', 'total', 'req/s', 'p50 ms', 'p99 ms', 'bytes / answer'];
-  const apiRows = api.map((r) => [r.name, int(r.total), int(r.reqPerSec), String(r.p50), String(r.p99), int(r.bytes)]);
-  const logRows = api.filter((r) => r.name.startsWith('exception log'));
-  const worst = Math.max(...logRows.map((r) => r.p99));
-  const apiVerdict = `GET /api/exception-log: worst p99 ${worst} ms (target ${P99_TARGET_MS} ms: ${worst < P99_TARGET_MS ? 'met' : 'NOT met'})`;
+  const apiHead = ['GET', ...LIST_COLUMNS];
+  const apiRows = api.map(listCells);
+  const apiVerdict = listVerdict('GET /api/exception-log', api.filter((r) => r.name.startsWith('exception log')), P99_TARGET_MS);
   const loadAvg = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
 
   console.log(`\n${textTable(genHead, genRows, ['l', 'r', 'l'])}\n\n${textTable(stepHead, stepRows)}\n\n${textTable(['', ''], factRows, ['l', 'l'])}\n\n${textTable(apiHead, apiRows)}\n`);
@@ -222,7 +195,7 @@ async function main(): Promise<void> {
     '',
     markdownTable(['work queue', ''], factRows, ['l', 'l']),
     '',
-    `API as production runs it, autocannon ${load.connections} connections, ${load.seconds} s per row after a 2 s warm-up, from the benchmark's process on the same machine:`,
+    `API as production runs it (answers kept per plan version), then with PLAN_READ_CACHE_MB=0 (every request reads PostgreSQL), autocannon ${load.connections} connections, ${load.seconds} s per row after a 2 s warm-up, from the benchmark's process on the same machine:`,
     '',
     markdownTable(apiHead, apiRows),
     '',

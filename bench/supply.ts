@@ -26,11 +26,9 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { sql, withTenant } from '../db/pool';
 import { REPO_ROOT } from '../lib/env';
-import { freePort } from '../lib/net';
-import { addPlanner, login, measure, startApi, stopChild, waitForCache, type LoadRow } from './lib/apiLoad';
+import { LIST_COLUMNS, listCells, listVerdict, measureLists, type ListRow } from './lib/apiLoad';
 import { runForecastPipeline, type PipelineContext, type StepTiming } from './lib/forecastPipeline';
 import { fixed, int, markdownTable, replaceBlock, secs, textTable } from './lib/report';
 import { seedFlatForecasts } from './lib/seedForecasts';
@@ -67,9 +65,6 @@ interface SupplyFacts {
   top_order_type: string;
 }
 
-interface ApiRow extends LoadRow {
-  total: number;
-}
 
 async function supplyFacts(ctx: PipelineContext): Promise<SupplyFacts> {
   return withTenant(ctx.stack.db, ctx.accountId, async (tx) => {
@@ -114,43 +109,22 @@ async function addFirmOrders(ctx: PipelineContext, planningDate: string, n: numb
 }
 
 /** The API on the finished run: one row per request shape, each with the total the list reports. */
-async function measureOrders(ctx: PipelineContext, facts: SupplyFacts, load: { connections: number; seconds: number }): Promise<ApiRow[]> {
-  const email = 'bench-planner@example.com';
-  const password = 'bench-planner-password';
-  await addPlanner(ctx.stack.db, ctx.accountId, email, password);
+async function measureOrders(ctx: PipelineContext, facts: SupplyFacts, load: { connections: number; seconds: number }): Promise<ListRow[]> {
   const itemIds = (await withTenant(ctx.stack.db, ctx.accountId, (tx) =>
     tx.anyFirst(sql.unsafe`SELECT DISTINCT item_id FROM supply_orders WHERE run_id = ${facts.run_id} ORDER BY item_id`))) as readonly number[];
-  let api: ChildProcess | undefined;
-  try {
-    const port = await freePort();
-    api = await startApi(ctx.stack.databaseUrl, port, path.join(ctx.stack.tmpDir, 'api.log'));
-    const url = `http://127.0.0.1:${port}`;
-    const token = await login(url, email, password, ctx.accountId);
-    const scope = `pipeline_id=${ctx.pipelineId}&scenario_id=${facts.scenario_id}`;
-    await waitForCache(url, token, `/api/supply/runs?${scope}&limit=1`);
-    // a fixed shuffle: consecutive requests ask for items far apart, as different planners' screens would
-    const shuffled = itemIds.map((id, i) => ({ id, k: (i * 2654435761) % 4294967296 })).sort((a, b) => a.k - b.k).map((x) => x.id);
-    const rows: Array<{ name: string; path: string; paths?: string[] }> = [
+  const scope = `pipeline_id=${ctx.pipelineId}&scenario_id=${facts.scenario_id}`;
+  // a fixed shuffle: consecutive requests ask for items far apart, as different planners' screens would
+  const shuffled = itemIds.map((id, i) => ({ id, k: (i * 2654435761) % 4294967296 })).sort((a, b) => a.k - b.k).map((x) => x.id);
+  return measureLists(
+    { db: ctx.stack.db, accountId: ctx.accountId, databaseUrl: ctx.stack.databaseUrl, logFile: path.join(ctx.stack.tmpDir, 'api.log') },
+    [
       { name: 'first page (limit 200), engine + firm', path: `/api/supply/orders?${scope}&limit=200` },
       { name: 'item_id=… (a different item per request)', path: `/api/supply/orders?${scope}&item_id=${shuffled[0]}`, paths: shuffled.map((id) => `/api/supply/orders?${scope}&item_id=${id}`) },
       { name: 'firm_only=true', path: `/api/supply/orders?${scope}&firm_only=true` },
       { name: `week_from=10&week_to=19&order_type=${facts.top_order_type}`, path: `/api/supply/orders?${scope}&week_from=10&week_to=19&order_type=${facts.top_order_type}` },
-    ];
-    log(`API pid ${api.pid} on ${url}; ${load.connections} connections, ${load.seconds} s per row after a 2 s warm-up`);
-    const out: ApiRow[] = [];
-    for (const r of rows) {
-      const probe = await fetch(`${url}${r.path}`, { headers: { authorization: `Bearer ${token}` } });
-      if (!probe.ok) throw new Error(`GET ${r.path}: ${probe.status} ${await probe.text()}`);
-      const total = Number(probe.headers.get('x-total-count'));
-      const page = (await probe.json()) as unknown[];
-      log(`${r.name}: ${int(total)} orders in the list, ${page.length} on the page`);
-      const row = await measure(r.name, `${url}${r.path}`, { ...load, log }, { token, ...(r.paths ? { paths: r.paths } : {}) });
-      out.push({ ...row, total });
-    }
-    return out;
-  } finally {
-    if (api) await stopChild(api);
-  }
+    ],
+    { ...load, log, probePath: `/api/supply/runs?${scope}&limit=1`, totalOf: (res) => Number(res.headers.get('x-total-count')) },
+  );
 }
 
 async function main(): Promise<void> {
@@ -165,7 +139,7 @@ async function main(): Promise<void> {
   let seeded = 0;
   let facts: SupplyFacts | undefined;
   let firmCounts = { before: 0, after: 0 };
-  let api: ApiRow[] = [];
+  let api: ListRow[] = [];
   const run = await runForecastPipeline({
     series, seed: arg('seed', 42), weeks: arg('weeks', 156), backtestWindows: 3, workerProcesses: workers, log,
     steps: ['distribution', 'meio', 'eoq', 'supply'],
@@ -211,10 +185,9 @@ async function main(): Promise<void> {
   const supplyVerdict = supplyAlone < SUPPLY_TARGET_SECONDS
     ? `supply: ${int(f.n_sku_sites)} SKU-sites × ${HORIZON} weeks planned in ${secs(supplyAlone)} s (target ${SUPPLY_TARGET_SECONDS} s: met, ${fixed(SUPPLY_TARGET_SECONDS / supplyAlone, 1)}× under); its allocation child ${secs(f.allocation_job_seconds)} s more`
     : `supply: ${int(f.n_sku_sites)} SKU-sites in ${secs(supplyAlone)} s (target ${SUPPLY_TARGET_SECONDS} s: NOT met)`;
-  const apiHead = ['GET /api/supply/orders', 'orders listed (X-Total-Count)', 'req/s', 'p50 ms', 'p99 ms', 'bytes / answer'];
-  const apiRows = api.map((r) => [r.name, int(r.total), int(r.reqPerSec), String(r.p50), String(r.p99), int(r.bytes)]);
-  const worstP99 = Math.max(...api.map((r) => r.p99));
-  const apiVerdict = `GET /api/supply/orders: worst p99 ${worstP99} ms (target ${P99_TARGET_MS} ms: ${worstP99 < P99_TARGET_MS ? 'met' : 'NOT met'})`;
+  const apiHead = ['GET /api/supply/orders', ...LIST_COLUMNS];
+  const apiRows = api.map(listCells);
+  const apiVerdict = listVerdict('GET /api/supply/orders', api, P99_TARGET_MS);
 
   console.log(`\n${textTable(stepHead, stepRows)}\n\n${textTable(['', ''], factRows.map((r) => r.map((c) => c.replace(/\*\*/g, ''))), ['l', 'l'])}\n\n${textTable(apiHead, apiRows)}\n`);
   console.log(supplyVerdict);
@@ -235,7 +208,7 @@ async function main(): Promise<void> {
     '',
     `**${supplyVerdict}.**`,
     '',
-    `Orders list at ${int(f.n_orders)} engine orders and ${int(firmCounts.after)} firm orders (${int(firmCounts.after - firmCounts.before)} added by SQL, ${int(firmCounts.before)} from the demo); API as production runs it, autocannon ${load.connections} connections, ${load.seconds} s per row after a 2 s warm-up, from the benchmark's process on the same machine:`,
+    `Orders list at ${int(f.n_orders)} engine orders and ${int(firmCounts.after)} firm orders (${int(firmCounts.after - firmCounts.before)} added by SQL, ${int(firmCounts.before)} from the demo); API as production runs it (answers kept per plan version), then with PLAN_READ_CACHE_MB=0 (every request reads PostgreSQL), autocannon ${load.connections} connections, ${load.seconds} s per row after a 2 s warm-up, from the benchmark's process on the same machine:`,
     '',
     markdownTable(apiHead, apiRows),
     '',

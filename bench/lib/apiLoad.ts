@@ -11,6 +11,7 @@ import { indexEmail } from '../../db/accounts';
 import { withTenant, type Db } from '../../db/pool';
 import { insertUser } from '../../db/users';
 import { REPO_ROOT } from '../../lib/env';
+import { freePort } from '../../lib/net';
 import { int } from './report';
 
 // autocannon ships no types; the part used here is small
@@ -34,12 +35,12 @@ interface AutocannonResult {
 }
 
 /** API_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the API's node: NODE_OPTIONS refuses --cpu-prof. */
-export async function startApi(databaseUrl: string, port: number, logFile: string): Promise<ChildProcess> {
+export async function startApi(databaseUrl: string, port: number, logFile: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<ChildProcess> {
   const nodeArgs = (process.env.API_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
   const out = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/main.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'warn', JWT_SECRET: 'bench-api-secret-0123456789abcdef0123456789', LOGIN_RATE_LIMIT: '1000' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), NODE_ENV: 'production', LOG_LEVEL: 'warn', JWT_SECRET: 'bench-api-secret-0123456789abcdef0123456789', LOGIN_RATE_LIMIT: '1000', ...extraEnv },
     stdio: ['ignore', out, out],
   });
   fs.closeSync(out);
@@ -124,4 +125,71 @@ export async function measure(
   };
   load.log(`${name}: ${int(row.reqPerSec)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ${int(row.bytes)} B/answer${row.non2xx || row.errors ? `, ${row.non2xx} non-2xx, ${row.errors} errors` : ''}`);
   return row;
+}
+
+export interface ListRequest {
+  name: string;
+  path: string;
+  /** a different path per request, in turn (the first is `path`) */
+  paths?: string[];
+}
+
+export interface ListRow extends LoadRow {
+  /** the list's total as the probe before the row read it */
+  total: number;
+  /** whether the API kept the answers per plan version (api/planReads.ts), as production runs it, or read PostgreSQL every time */
+  kept: boolean;
+}
+
+/**
+ * The list reads of bench:supply and bench:alerts: a planner of the tenant, then each request as a row against the API
+ * as production runs it, and the same rows again against an API that keeps no answers (PLAN_READ_CACHE_MB=0), so
+ * the report shows what a request costs when it must read PostgreSQL: after every change, and for a question nobody
+ * asked since. A probe before each row checks the answer and reads its total (`totalOf`).
+ */
+export async function measureLists(
+  target: { db: Db; accountId: string; databaseUrl: string; logFile: string },
+  requests: readonly ListRequest[],
+  opts: { connections: number; seconds: number; log: (msg: string) => void; totalOf: (res: Response, body: unknown) => number; probePath: string },
+): Promise<ListRow[]> {
+  const email = 'bench-planner@example.com';
+  const password = 'bench-planner-password';
+  await addPlanner(target.db, target.accountId, email, password);
+  const out: ListRow[] = [];
+  for (const kept of [true, false]) {
+    const port = await freePort();
+    const api = await startApi(target.databaseUrl, port, target.logFile, kept ? {} : { PLAN_READ_CACHE_MB: '0' });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      const token = await login(url, email, password, target.accountId);
+      await waitForCache(url, token, opts.probePath);
+      opts.log(`API pid ${api.pid} on ${url}, ${kept ? 'keeping answers per plan version' : 'PLAN_READ_CACHE_MB=0: every request reads PostgreSQL'}; ${opts.connections} connections, ${opts.seconds} s per row after a 2 s warm-up`);
+      for (const r of requests) {
+        const probe = await fetch(`${url}${r.path}`, { headers: { authorization: `Bearer ${token}` } });
+        if (!probe.ok) throw new Error(`GET ${r.path}: ${probe.status} ${await probe.text()}`);
+        const total = opts.totalOf(probe, await probe.json());
+        const row = await measure(r.name, `${url}${r.path}`, opts, { token, ...(r.paths ? { paths: r.paths } : {}) });
+        out.push({ ...row, total, kept });
+      }
+    } finally {
+      await stopChild(api);
+    }
+  }
+  return out;
+}
+
+/** The columns after a list row's name: answers kept or not, total, req/s, p50, p99, bytes per answer. */
+export const LIST_COLUMNS = ['answers', 'total', 'req/s', 'p50 ms', 'p99 ms', 'bytes / answer'];
+
+export const listCells = (r: ListRow): string[] =>
+  [r.name, r.kept ? 'kept' : 'read every time', int(r.total), int(r.reqPerSec), String(r.p50), String(r.p99), int(r.bytes)];
+
+/**
+ * The verdict on a p99 target: judged on the API as production runs it (answers kept), with the worst p99 when every
+ * request reads PostgreSQL beside it.
+ */
+export function listVerdict(what: string, rows: readonly ListRow[], targetMs: number): string {
+  const worst = (kept: boolean) => Math.max(...rows.filter((r) => r.kept === kept).map((r) => r.p99));
+  const kept = worst(true);
+  return `${what}: worst p99 ${kept} ms as production runs it (target ${targetMs} ms: ${kept < targetMs ? 'met' : 'NOT met'}); ${worst(false)} ms when every request reads PostgreSQL`;
 }

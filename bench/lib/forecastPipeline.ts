@@ -6,6 +6,9 @@
  * Temporal (from /proc, so other load on the machine does not count), worker peak RSS (VmHWM reset per step, and a
  * 250 ms VmRSS sample). A failed step is reported with its error and the run goes on to the next.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { STEP_HANDLERS } from '../../activities/steps/registry';
 import { newJobId, startJob } from '../../api/jobs/service';
 import { startImportRun } from '../../api/routes/import';
@@ -77,6 +80,19 @@ export interface PipelineContext {
   pipelineId: number;
   workers: readonly WorkerProcess[];
   log: (m: string) => void;
+}
+
+/**
+ * `--hold`: after the measurements, keep the stack and its data until the file this writes (the database URL,
+ * tenant and pipeline) is removed, so a change to a read can be measured again on the same data without the minutes
+ * of import and steps before it.
+ */
+async function holdIfAsked(ctx: PipelineContext): Promise<void> {
+  if (!process.argv.includes('--hold')) return;
+  const file = path.join(os.tmpdir(), `bench-hold-${process.pid}.json`);
+  fs.writeFileSync(file, JSON.stringify({ databaseUrl: ctx.stack.databaseUrl, accountId: ctx.accountId, pipelineId: ctx.pipelineId }));
+  ctx.log(`holding the stack: ${file} (remove it to stop)`);
+  while (fs.existsSync(file) && !ctx.stack.signal.aborted) await new Promise((r) => setTimeout(r, 1000));
 }
 
 export async function runForecastPipeline(opts: {
@@ -163,6 +179,7 @@ export async function runForecastPipeline(opts: {
         log(`  ${step}: ${out.ok ? `${timing.series} series, ${timing.rows} rows` : `FAILED: ${timing.error}`} in ${seconds.toFixed(1)} s; CPU worker ${timing.cpu.worker.toFixed(1)} s, PostgreSQL ${timing.cpu.postgres.toFixed(1)} s; worker peak ${fixed(mib(timing.workerPeak), 0)} MiB${timing.chunks_timeline ? `; chunks ${fixed(timing.chunks_timeline.span, 1)} s, workers busy ${fixed(100 * timing.chunks_timeline.utilisation, 0)} %, tail ${fixed(timing.chunks_timeline.tail, 1)} s, mean gap between a worker's chunks ${fixed(timing.chunks_timeline.gap, 2)} s, longest chunk ${fixed(timing.chunks_timeline.longest, 1)} s` : ''}`);
       }
       if (opts.after) await opts.after(ctx, steps);
+      await holdIfAsked(ctx);
       const sum = (f: (s: StepTiming) => number) => steps.reduce((a, s) => a + f(s), 0);
       return {
         series: opts.series, shape: { items, sites, weeks: opts.weeks, seed: opts.seed }, settings,
