@@ -1,12 +1,8 @@
-import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 // Types only: the workflow bundle must not pull in slonik or node built-ins.
 import type * as activities from '../activities';
 import type { AbcClassifyResult } from '../activities/abc/activity';
-
-const bookkeeping = proxyActivities<activities.Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 10, initialInterval: '500 milliseconds' },
-});
+import { asJob, bookkeeping } from './asJob';
 
 const work = proxyActivities<activities.Activities>({
   startToCloseTimeout: '1 hour',
@@ -21,29 +17,15 @@ export interface AbcRunInput {
   configIds: number[];
 }
 
-const messageOf = (err: unknown): string => {
-  const e = err as { cause?: { message?: string }; message?: string };
-  return e?.cause?.message ?? e?.message ?? String(err);
-};
-
 /** ABC classification as a job (kind 'abc'): one activity per configuration, each replacing its own results. */
 export async function abcRun(input: AbcRunInput): Promise<{ configurations: AbcClassifyResult[] }> {
   const ref = { accountId: input.accountId, jobId: input.jobId };
-  await bookkeeping.jobStarted({ ...ref, message: `abc: ${input.configIds.length} configuration(s)` });
-  try {
+  return asJob(ref, `abc: ${input.configIds.length} configuration(s)`, async () => {
     const done: AbcClassifyResult[] = [];
     for (const [i, configId] of input.configIds.entries()) {
       done.push(await work.abcClassify({ ...ref, configId }));
       await bookkeeping.jobProgress({ ...ref, done: i + 1, total: input.configIds.length });
     }
-    const result = { configurations: done };
-    await bookkeeping.jobFinished({ ...ref, status: 'completed', result });
-    return result;
-  } catch (err) {
-    const killed = isCancellation(err);
-    await CancellationScope.nonCancellable(() =>
-      bookkeeping.jobFinished({ ...ref, status: killed ? 'killed' : 'failed', error: killed ? 'killed on request' : messageOf(err) }),
-    );
-    throw err;
-  }
+    return { configurations: done };
+  });
 }

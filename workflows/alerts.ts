@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import type { AlertGenerateInput, AlertGenerateResult } from '../activities/alerts/activity';
-import { asJob } from './runStep';
+import { asJob } from './asJob';
 
 // One transaction that beats between pages of series; a retry starts the generation over.
 const work = proxyActivities<activities.Activities>({

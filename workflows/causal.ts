@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import type { CausalRunInput as ActivityInput, CausalRunResult } from '../activities/causal/activity';
-import { asJob } from './runStep';
+import { asJob } from './asJob';
 
 // One transaction that beats between phases; a retry recomputes and rewrites the same results.
 const work = proxyActivities<activities.Activities>({

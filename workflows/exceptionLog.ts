@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import type { ExceptionLogInput, ExceptionLogResult } from '../activities/exceptionLog/activity';
-import { asJob } from './runStep';
+import { asJob } from './asJob';
 
 // One transaction: a lost worker is noticed within half a minute, and a retry starts over (nothing was committed).
 const work = proxyActivities<activities.Activities>({

@@ -1,6 +1,6 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
-import { asJob } from './runStep';
+import { asJob } from './asJob';
 
 const bookkeeping = proxyActivities<activities.Activities>({
   startToCloseTimeout: '5 minutes',

@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import type { NettingRefreshInput, NettingRefreshResult } from '../activities/netting/activity';
-import { asJob } from './runStep';
+import { asJob } from './asJob';
 
 // One transaction that beats between pages of series: a lost worker is noticed within half a minute, and a retry
 // starts the refresh over (nothing of a failed attempt was committed).

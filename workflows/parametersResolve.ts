@@ -1,11 +1,7 @@
-import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 // Types only: the workflow bundle must not pull in slonik or node built-ins.
 import type * as activities from '../activities';
-
-const bookkeeping = proxyActivities<activities.Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 10, initialInterval: '500 milliseconds' },
-});
+import { asJob, bookkeeping } from './asJob';
 
 const work = proxyActivities<activities.Activities>({
   startToCloseTimeout: '1 hour',
@@ -26,11 +22,6 @@ export interface ParametersResolveResult {
   chunks: number;
 }
 
-const messageOf = (err: unknown): string => {
-  const e = err as { cause?: { message?: string }; message?: string };
-  return e?.cause?.message ?? e?.message ?? String(err);
-};
-
 /**
  * POST /api/parameters/resolve for tenants with many series (job kind `parameters_resolve`): the series are cut into
  * chunks like a pipeline step, each chunk resolves its series through the one resolution function and replaces its
@@ -38,8 +29,7 @@ const messageOf = (err: unknown): string => {
  */
 export async function parametersResolve(input: ParametersResolveInput): Promise<ParametersResolveResult> {
   const ref = { accountId: input.accountId, jobId: input.jobId };
-  await bookkeeping.jobStarted({ ...ref, message: 'parameters: resolve started' });
-  try {
+  return asJob(ref, 'parameters: resolve started', async () => {
     const settings = await bookkeeping.stepSettings({ accountId: input.accountId, nWorkers: input.nWorkers });
     const plan = await work.parametersResolvePlan({ ...ref, chunkSize: settings.chunkSize });
     let next = 0;
@@ -60,14 +50,6 @@ export async function parametersResolve(input: ParametersResolveInput): Promise<
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(settings.nWorkers, plan.chunks.length)) }, lane));
     await work.parametersResolveFinalize(ref);
-    const result = { series, rows, chunks: plan.chunks.length };
-    await bookkeeping.jobFinished({ ...ref, status: 'completed', result });
-    return result;
-  } catch (err) {
-    const killed = isCancellation(err);
-    await CancellationScope.nonCancellable(() =>
-      bookkeeping.jobFinished({ ...ref, status: killed ? 'killed' : 'failed', error: killed ? 'killed on request' : messageOf(err) }),
-    );
-    throw err;
-  }
+    return { series, rows, chunks: plan.chunks.length };
+  });
 }

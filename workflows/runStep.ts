@@ -1,13 +1,9 @@
-import { ApplicationFailure, CancellationScope, executeChild, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, executeChild, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import { jobSearchAttributes } from '../lib/searchAttributes';
 import { isStepAvailable, PIPELINE_ORDER } from '../lib/steps';
 import { computeTaskQueue } from '../lib/taskQueues';
-
-const bookkeeping = proxyActivities<activities.Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 10, initialInterval: '500 milliseconds' },
-});
+import { asJob, bookkeeping, messageOf } from './asJob';
 
 // Work activities heartbeat; a worker that dies is noticed after heartbeatTimeout and its chunk runs again elsewhere.
 const WORK_OPTIONS = { startToCloseTimeout: '2 hours', heartbeatTimeout: '10 seconds', retry: { maximumAttempts: 5, initialInterval: '1 second' } } as const;
@@ -81,27 +77,6 @@ async function refreshSignals(ref: { accountId: string; jobId: string; pipelineI
     });
   }
   return { pipeline_id: pipelineId, alerts: a.alerts, alerts_cleared: a.cleared, exception_rows: rows };
-}
-
-const messageOf = (err: unknown): string => {
-  const e = err as { cause?: { message?: string }; message?: string };
-  return e?.cause?.message ?? e?.message ?? String(err);
-};
-
-/** Runs body as the job: running → completed, failed (with the error) or killed (on cancellation). */
-export async function asJob<T>(ref: { accountId: string; jobId: string }, startMessage: string, body: () => Promise<T>): Promise<T> {
-  await bookkeeping.jobStarted({ ...ref, message: startMessage });
-  try {
-    const result = await body();
-    await bookkeeping.jobFinished({ ...ref, status: 'completed', result });
-    return result;
-  } catch (err) {
-    const killed = isCancellation(err);
-    await CancellationScope.nonCancellable(() =>
-      bookkeeping.jobFinished({ ...ref, status: killed ? 'killed' : 'failed', error: killed ? 'killed on request' : messageOf(err) }),
-    );
-    throw err;
-  }
 }
 
 /** A progress update that runs beside the next chunk: awaited at the end, and never an unhandled rejection meanwhile. */
