@@ -8,13 +8,16 @@
  * the API's whole path, and the same pages are read over and over between changes (bench:supply, bench:alerts).
  *
  * One least-recently-read map over every tenant, bounded by the bytes of the answers it holds (PLAN_READ_CACHE_MB,
- * default 64; 0 keeps nothing). A load in flight is shared by the requests that ask for it meanwhile; a failed one
+ * default 128; 0 keeps nothing). A load in flight is shared by the requests that ask for it meanwhile; a failed one
  * (a 404, a 400, a lost connection) is not kept.
  */
-/** An answer's body as sent, with whatever else the route needs to send it (a total, whether the pipeline exists). */
+/** An answer's body as read, with whatever else the route needs to send it (a total, whether the pipeline exists). */
 export interface PlanAnswer {
   body: string;
 }
+
+/** The answer as kept and sent: the body encoded once, so a hit writes bytes and the budget counts them exactly. */
+export type KeptAnswer<T extends PlanAnswer> = Omit<T, 'body'> & { body: Buffer };
 
 interface Entry {
   version: number;
@@ -22,7 +25,7 @@ interface Entry {
   bytes: number;
 }
 
-export const DEFAULT_PLAN_READ_CACHE_MB = 64;
+export const DEFAULT_PLAN_READ_CACHE_MB = 128;
 
 export class PlanReads {
   private entries = new Map<string, Entry>();
@@ -35,24 +38,25 @@ export class PlanReads {
    * a newer version than asked for is returned as it is (it shows at least what the older version shows). Without a
    * version (a tenant not migrated yet) or a budget, `load` runs every time.
    */
-  answer<T extends PlanAnswer>(accountId: string, version: number | undefined, key: string, load: () => Promise<T>): Promise<T> {
-    if (version === undefined || this.budgetBytes <= 0) return load();
+  answer<T extends PlanAnswer>(accountId: string, version: number | undefined, key: string, load: () => Promise<T>): Promise<KeptAnswer<T>> {
+    const encoded = () => load().then((a) => ({ ...a, body: Buffer.from(a.body) }));
+    if (version === undefined || this.budgetBytes <= 0) return encoded();
     const k = `${accountId}\u0000${key}`;
     const hit = this.entries.get(k);
     if (hit && hit.version >= version) {
       this.entries.delete(k);
       this.entries.set(k, hit);
-      return hit.answer as Promise<T>;
+      return hit.answer as Promise<KeptAnswer<T>>;
     }
     if (hit) this.forget(k, hit);
-    const answer = load();
+    const answer = encoded();
     const entry: Entry = { version, answer, bytes: 0 };
     this.entries.set(k, entry);
     answer.then(
       (a) => {
         if (this.entries.get(k) !== entry) return;
-        // a JavaScript string of n characters holds at most 2n bytes; the key and the entry a few hundred more
-        entry.bytes = 2 * (a.body.length + k.length) + 200;
+        // the body's bytes, and the key and the entry's bookkeeping beside them
+        entry.bytes = a.body.length + 2 * k.length + 200;
         this.bytes += entry.bytes;
         this.evict();
       },

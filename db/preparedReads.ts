@@ -7,9 +7,10 @@
  * slonik stays the pool for everything else; results come back with pg's own type parsing, so the statements here
  * cast what slonik's parsers would have changed (int8, date, timestamptz).
  */
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { logger } from '../lib/logger';
-import { CONNECTION_TIMEOUT_MS, tenantSchemaName } from './pool';
+import { CONNECTION_TIMEOUT_MS, tenantSchemaName, type sql } from './pool';
 
 const pools = new Map<string, pg.Pool>();
 
@@ -28,6 +29,46 @@ function poolFor(databaseUrl: string): pg.Pool {
 /** Runs a named prepared statement; `name` must be unique per text (one per tenant schema where the text names it). */
 export async function preparedQuery<T>(databaseUrl: string, name: string, text: string, values: unknown[]): Promise<T[]> {
   return (await poolFor(databaseUrl).query({ name, text, values })).rows as T[];
+}
+
+const tenantPools = new Map<string, pg.Pool>();
+
+/**
+ * A few connections per tenant whose search_path is the tenant's schema from the start, so that a statement written
+ * with unqualified names, as every tenant read is, can be prepared once per connection: PostgreSQL resolves the names
+ * when it prepares and keeps that search_path for any later re-planning. Idle connections close after 10 s.
+ */
+function tenantPoolFor(databaseUrl: string, schema: string): pg.Pool {
+  const key = `${databaseUrl}\u0000${schema}`;
+  let pool = tenantPools.get(key);
+  if (!pool) {
+    pool = new pg.Pool({
+      connectionString: databaseUrl, max: 4, idleTimeoutMillis: 10_000, connectionTimeoutMillis: CONNECTION_TIMEOUT_MS, allowExitOnIdle: true,
+      options: `-c search_path=${schema},public`,
+    });
+    pool.on('error', (err) => logger.debug({ err }, 'tenant prepared-read connection lost'));
+    tenantPools.set(key, pool);
+  }
+  return pool;
+}
+
+const statementNames = new Map<string, string>();
+
+/**
+ * A tenant read written as a slonik template, run as a named prepared statement (named by its text, so each shape of
+ * a read with optional filters is a statement of its own) on the tenant's connections, outside any transaction: for
+ * the hot reads whose planning cost PostgreSQL more than running them (GET /api/supply/orders: 3 ms of planning for a
+ * 1 ms page). Rows come back with pg's own type parsing (see above): select text where slonik's parsers matter.
+ */
+export async function tenantPreparedQuery<T>(databaseUrl: string, accountId: string, query: ReturnType<typeof sql.unsafe>): Promise<T[]> {
+  const text = query.sql.replace(/\$slonik_(\d+)/g, '$$$1');
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `tenant_read_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    if (statementNames.size > 10_000) statementNames.clear();
+    statementNames.set(text, name);
+  }
+  return (await tenantPoolFor(databaseUrl, tenantSchemaName(accountId)).query({ name, text, values: query.values as unknown[] })).rows as T[];
 }
 
 /**

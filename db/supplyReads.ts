@@ -5,6 +5,7 @@
  */
 import type { Fragment } from './segments';
 import { sql, type Tx } from './pool';
+import { tenantPreparedQuery } from './preparedReads';
 
 export interface SupplyRunView {
   run_id: string;
@@ -60,15 +61,30 @@ export async function latestSupplyRun(tx: Tx, pipelineId: number, scenarioId: nu
  * it reads (`runId`, else the newest completed one of the scope; null when there is none or it is another scope's).
  */
 export async function supplyReadScope(tx: Tx, pipelineId: number, scenarioId: number, runId?: string): Promise<{ pipeline: boolean; scenario: boolean; run: SupplyRunView | null }> {
+  const row = (await tx.one(scopeQuery(pipelineId, scenarioId, runId, sql.fragment`SELECT ${RUN_COLUMNS} FROM ${RUN_FROM}`))) as SupplyRunView & { scope_pipeline: boolean; scope_scenario: boolean };
+  const { scope_pipeline: pipeline, scope_scenario: scenario, ...run } = row;
+  return { pipeline, scenario, run: run.run_id ? (run as SupplyRunView) : null };
+}
+
+/** The scope check and the run's `columns` (a select list and FROM over supply_runs r): the run_id named, else the newest completed run. */
+function scopeQuery(pipelineId: number, scenarioId: number, runId: string | undefined, columns: Fragment) {
   const pick = runId === undefined
     ? sql.fragment`r.pipeline_id = ${pipelineId} AND r.scenario_id = ${scenarioId} AND r.status = 'completed' ORDER BY r.started_at DESC, r.run_id DESC`
     : sql.fragment`r.run_id = ${runId} AND r.pipeline_id = ${pipelineId} AND r.scenario_id = ${scenarioId}`;
-  const row = (await tx.one(sql.unsafe`
+  return sql.unsafe`
     SELECT EXISTS (SELECT 1 FROM scenario_pipelines WHERE id = ${pipelineId}) AS scope_pipeline,
       EXISTS (SELECT 1 FROM supply_scenarios WHERE id = ${scenarioId}) AS scope_scenario, x.*
-    FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT ${RUN_COLUMNS} FROM ${RUN_FROM} WHERE ${pick} LIMIT 1) x ON true`)) as SupplyRunView & { scope_pipeline: boolean; scope_scenario: boolean };
-  const { scope_pipeline: pipeline, scope_scenario: scenario, ...run } = row;
-  return { pipeline, scenario, run: run.run_id ? (run as SupplyRunView) : null };
+    FROM (SELECT 1) one LEFT JOIN LATERAL (${columns} WHERE ${pick} LIMIT 1) x ON true`;
+}
+
+/**
+ * supplyReadScope for GET /api/supply/orders, as a prepared statement on the tenant's connections (db/preparedReads.ts
+ * tenantPreparedQuery): the run's id and planning date only.
+ */
+export async function orderReadScope(databaseUrl: string, accountId: string, pipelineId: number, scenarioId: number, runId?: string): Promise<{ pipeline: boolean; scenario: boolean; run: { run_id: string; planning_date: string } | null }> {
+  const [row] = await tenantPreparedQuery<{ scope_pipeline: boolean; scope_scenario: boolean; run_id: string | null; planning_date: string | null }>(databaseUrl, accountId,
+    scopeQuery(pipelineId, scenarioId, runId, sql.fragment`SELECT r.run_id, to_char(r.planning_date, 'YYYY-MM-DD') AS planning_date FROM supply_runs r`));
+  return { pipeline: row.scope_pipeline, scenario: row.scope_scenario, run: row.run_id ? { run_id: row.run_id, planning_date: row.planning_date! } : null };
 }
 
 export async function deleteSupplyRun(tx: Tx, runId: string): Promise<void> {
@@ -201,14 +217,21 @@ export async function mergedOrderPage(tx: Tx, run: { run_id: string; planning_da
  * mergedOrderPage for GET /api/supply/orders: the total and the page as JSON text in one statement, the text as the
  * answer's body, byte for byte what serialising mergedOrderPage's rows gives (columns in order, no spaces; a replay of
  * a frozen week compares the two). A page of 200 orders is about 100 KB of JSON, and parsing its rows into objects and
- * serialising them again was most of the API thread's time per request (the exception log measured the same).
+ * serialising them again was most of the API thread's time per request (the exception log measured the same). A
+ * prepared statement on the tenant's connections, one per set of filters given, without a transaction: planning the
+ * union cost PostgreSQL more than running it.
  */
-export async function mergedOrderPageJson(tx: Tx, run: { run_id: string; planning_date: string }, f: OrderFilter, skip: number, limit: number): Promise<{ body: string; total: number }> {
+export async function mergedOrderPageJson(databaseUrl: string, accountId: string, run: { run_id: string; planning_date: string }, f: OrderFilter, skip: number, limit: number): Promise<{ body: string; total: number }> {
+  const [row] = await tenantPreparedQuery<{ body: string; total: number }>(databaseUrl, accountId, mergedOrderPageJsonQuery(run, f, skip, limit));
+  return row;
+}
+
+function mergedOrderPageJsonQuery(run: { run_id: string; planning_date: string }, f: OrderFilter, skip: number, limit: number) {
   const q = mergedOrderQuery(run, f, skip, limit);
-  return (await tx.one(sql.unsafe`
+  return sql.unsafe`
     SELECT ${q.total} AS total, '[' || COALESCE((
       SELECT string_agg(row_to_json(p)::text, ',' ORDER BY p.item_id, p.site_id, p.arrival_week, p.is_firm, p.order_id)
-      FROM (${q.page}) p), '') || ']' AS body`)) as { body: string; total: number };
+      FROM (${q.page}) p), '') || ']' AS body`;
 }
 
 export interface EngineOrderRow {

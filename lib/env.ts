@@ -39,7 +39,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
       .filter(Boolean),
     bodyLimit: source.BODY_LIMIT ?? '5mb',
     loginRateLimit: Number(source.LOGIN_RATE_LIMIT ?? 30),
-    planReadCacheBytes: Math.max(0, Number(source.PLAN_READ_CACHE_MB ?? 64)) * 1024 * 1024,
+    planReadCacheBytes: Math.max(0, Number(source.PLAN_READ_CACHE_MB ?? 128)) * 1024 * 1024,
   };
 }
 

@@ -4,7 +4,7 @@ import { defaultSupplyScenarioId } from '../../../db/supplyScenarios';
 import { withTenant, type Tx } from '../../../db/pool';
 import {
   approveEngineOrder, dashboardFacts, deleteSupplyRun, editEngineOrder, engineOrderView, exceptionRows, getEngineOrder, inventoryRows,
-  indirectOfSku, listSupplyRuns, supplyReadScope, mergedOrderPageJson, orderBreakdown, orderPegging, runPegging, type SupplyRunView,
+  indirectOfSku, listSupplyRuns, supplyReadScope, mergedOrderPageJson, orderBreakdown, orderReadScope, orderPegging, runPegging, type SupplyRunView,
 } from '../../../db/supplyReads';
 import { getSupplyScenario } from '../../../db/supplyScenarios';
 import { consumptionPreview, syncSupplyIssues } from '../../../db/supplySignals';
@@ -71,7 +71,11 @@ async function scenarioAndPipelineOr404(tx: Tx, pipelineId: number, scenarioId: 
 
 /** The run a read is about: `run_id` (which must belong to the pipeline and scenario), else the newest completed one. */
 async function runOr404(tx: Tx, q: { pipeline_id: number; scenario_id: number; run_id?: string }): Promise<SupplyRunView> {
-  const scope = await supplyReadScope(tx, q.pipeline_id, q.scenario_id, q.run_id);
+  return scopedRun(await supplyReadScope(tx, q.pipeline_id, q.scenario_id, q.run_id), q);
+}
+
+/** The scope's run, else the 404 that says what is missing. */
+function scopedRun<R>(scope: { pipeline: boolean; scenario: boolean; run: R | null }, q: { pipeline_id: number; scenario_id: number; run_id?: string }): R {
   if (!scope.pipeline) throw notFound(`pipeline_id: pipeline ${q.pipeline_id} not found`);
   if (!scope.scenario) throw notFound(`scenario_id: supply scenario ${q.scenario_id} not found`);
   if (scope.run) return scope.run;
@@ -204,8 +208,10 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
     handler: async (ctx, { query, user }) => {
       if (query.week_from !== undefined && query.week_to !== undefined && query.week_from > query.week_to) throw badRequest('week_from: must not be after week_to');
       // kept per plan version (api/planReads.ts): the same pages are read again and again between changes
-      const { body, total } = await ctx.deps.cache.plan.answer(user.accountId, ctx.state.planVersion, answerKey('supply/orders', query), () =>
-        withTenant(ctx.deps.db, user.accountId, async (tx) => mergedOrderPageJson(tx, await runOr404(tx, query), query, query.skip, query.limit)));
+      // when not, two prepared statements without a transaction: planning the union cost more than running it
+      const url = ctx.deps.env.databaseUrl!;
+      const { body, total } = await ctx.deps.cache.plan.answer(user.accountId, ctx.state.planVersion, answerKey('supply/orders', query), async () =>
+        mergedOrderPageJson(url, user.accountId, scopedRun(await orderReadScope(url, user.accountId, query.pipeline_id, query.scenario_id, query.run_id), query), query, query.skip, query.limit));
       ctx.set('X-Total-Count', String(total));
       // the body as PostgreSQL wrote it, with the columns of orderSchema
       ctx.type = 'application/json';
