@@ -132,6 +132,8 @@ export interface ListRequest {
   path: string;
   /** a different path per request, in turn (the first is `path`) */
   paths?: string[];
+  /** false: the route keeps no answers (it reads PostgreSQL every time either way), so it is measured once */
+  keeps?: boolean;
 }
 
 export interface ListRow extends LoadRow {
@@ -164,7 +166,7 @@ export async function measureLists(
       const token = await login(url, email, password, target.accountId);
       await waitForCache(url, token, opts.probePath);
       opts.log(`API pid ${api.pid} on ${url}, ${kept ? 'keeping answers per plan version' : 'PLAN_READ_CACHE_MB=0: every request reads PostgreSQL'}; ${opts.connections} connections, ${opts.seconds} s per row after a 2 s warm-up`);
-      for (const r of requests) {
+      for (const r of requests.filter((x) => !kept || x.keeps !== false)) {
         const probe = await fetch(`${url}${r.path}`, { headers: { authorization: `Bearer ${token}` } });
         if (!probe.ok) throw new Error(`GET ${r.path}: ${probe.status} ${await probe.text()}`);
         const total = opts.totalOf(probe, await probe.json());
