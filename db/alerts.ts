@@ -70,15 +70,18 @@ export type SeriesKey = { item_id: number; site_id: number };
  * the pipeline; supply facts from the newest completed run of the pipeline and the default supply scenario.
  * "Recent" is the last 13 weeks of the series' history.
  */
-export async function alertFactsPage(tx: Tx, pipelineId: number, segmentIds: readonly number[], after: SeriesKey | null, limit: number): Promise<SeriesFacts[]> {
+export async function alertFactsPage(tx: Tx, pipelineId: number, segmentIds: readonly number[], after: SeriesKey | null, limit: number, only: readonly SeriesKey[] | null = null): Promise<SeriesFacts[]> {
   const P = pipelineId;
   const afterSql = after ? sql.fragment`(s.item_id, s.site_id) > (${after.item_id}, ${after.site_id})` : sql.fragment`true`;
+  const onlySql = only
+    ? sql.fragment`(s.item_id, s.site_id) IN (SELECT u.i, u.s FROM unnest(${sql.array(only.map((k) => k.item_id), 'int4')}, ${sql.array(only.map((k) => k.site_id), 'int4')}) AS u(i, s))`
+    : sql.fragment`true`;
   const segSql = segmentIds.length
     ? sql.fragment`EXISTS (SELECT 1 FROM segment_members fm WHERE fm.segment_id = ANY(${sql.array([...segmentIds], 'int4')}) AND fm.item_id = s.item_id AND fm.site_id = s.site_id)`
     : sql.fragment`true`;
   const rows = (await tx.any(sql.unsafe`
     WITH page AS (
-      SELECT s.item_id, s.site_id FROM series s WHERE ${afterSql} AND ${segSql} ORDER BY s.item_id, s.site_id LIMIT ${limit}
+      SELECT s.item_id, s.site_id FROM series s WHERE ${afterSql} AND ${segSql} AND ${onlySql} ORDER BY s.item_id, s.site_id LIMIT ${limit}
     ),
     meio AS (SELECT id FROM meio_scenarios WHERE is_default ORDER BY id LIMIT 1),
     run AS (

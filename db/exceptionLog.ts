@@ -19,14 +19,19 @@ export type { SeriesKey } from '../domain/exceptions/series';
  */
 export interface SeriesSelection {
   key?: SeriesKey;
+  /** these series only (a run of a few series refreshes only theirs) */
+  keys?: readonly SeriesKey[];
   filter?: SeriesFilter;
 }
 
 /** `alias.item_id, alias.site_id` is the selection's series (key part only). */
 function keyCond(alias: string, sel: SeriesSelection | undefined): Fragment {
-  if (!sel?.key) return sql.fragment`TRUE`;
   const a = sql.identifier([alias]);
-  return sql.fragment`${a}.item_id = ${sel.key.item_id} AND ${a}.site_id = ${sel.key.site_id}`;
+  const one = sel?.key ? sql.fragment`${a}.item_id = ${sel.key.item_id} AND ${a}.site_id = ${sel.key.site_id}` : sql.fragment`TRUE`;
+  if (!sel?.keys) return one;
+  const items = sql.array(sel.keys.map((k) => k.item_id), 'int4');
+  const sites = sql.array(sel.keys.map((k) => k.site_id), 'int4');
+  return sql.fragment`${one} AND (${a}.item_id, ${a}.site_id) IN (SELECT u.i, u.s FROM unnest(${items}, ${sites}) AS u(i, s))`;
 }
 
 /** The whole selection as a condition on `alias`: its key and its list filter. */
@@ -108,15 +113,16 @@ export interface RefreshResult {
 }
 
 /**
- * Replaces the issues of kinds `kinds` (default: forecast, io and supply) of the pipeline's rows with `fresh` plus the
- * exceptions of supply run `supplyRunId` (none when null); POST /api/supply/sync-alerts is this with the supply kind
+ * Replaces the issues of kinds `kinds` (default: forecast, io and supply) of the pipeline's rows (of the selection:
+ * rows outside it are left as they are) with `fresh` plus the exceptions of supply run `supplyRunId` (none when
+ * null); POST /api/supply/sync-alerts is this with the supply kind
  * alone, the log's generation passes every kind in `fresh` (seriesIssues) and no run. The planner's status is kept: a
  * resolved row opens again only when an issue appears that it did not have (same type, code, week and order), a snoozed
  * row stays snoozed until its date and opens after it, a row left without issues is resolved.
  */
 export async function refreshExceptionLog(
   tx: Tx, pipelineId: number, fresh: Array<SeriesKey & { issues: Issue[] }>, supplyRunId: string | null,
-  kinds: readonly string[] = ['forecast', 'io', 'supply'],
+  kinds: readonly string[] = ['forecast', 'io', 'supply'], sel?: SeriesSelection,
 ): Promise<RefreshResult> {
   const payload = JSON.stringify(fresh.filter((f) => f.issues.length));
   const owned = sql.array(kinds, 'text');
@@ -124,7 +130,7 @@ export async function refreshExceptionLog(
     WITH derived AS (
       SELECT r.item_id, r.site_id, r.issues FROM jsonb_to_recordset(${payload}::jsonb) AS r(item_id int4, site_id int4, issues jsonb)
     ),
-    supply AS (${supplyIssuesQuery(supplyRunId)}),
+    supply AS (${supplyIssuesQuery(supplyRunId, sel)}),
     fresh AS (
       SELECT item_id, site_id, jsonb_agg(x ORDER BY ord, n) AS issues
       FROM (SELECT d.item_id, d.site_id, x, 0 AS ord, n FROM derived d, jsonb_array_elements(d.issues) WITH ORDINALITY AS a(x, n)
@@ -133,7 +139,7 @@ export async function refreshExceptionLog(
     ),
     keys AS (
       SELECT item_id, site_id FROM fresh
-      UNION SELECT item_id, site_id FROM exception_log WHERE pipeline_id = ${pipelineId} AND exception_types && ${owned}::text[]
+      UNION SELECT x.item_id, x.site_id FROM exception_log x WHERE x.pipeline_id = ${pipelineId} AND x.exception_types && ${owned}::text[] AND ${selectionCond('x', sel)}
     ),
     joined AS (
       SELECT k.item_id, k.site_id, l.status AS old_status, l.snoozed_until,

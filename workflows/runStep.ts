@@ -64,16 +64,18 @@ const signalWork = proxyActivities<activities.Activities>({
  * The planner's work queue after results change: alerts of the pipeline, then its exception log (a pipeline of its
  * own only: runs outside any pipeline, id 0, have alerts but no exception log).
  */
-async function refreshSignals(ref: { accountId: string; jobId: string; pipelineId: number | null }): Promise<SignalsResult> {
+async function refreshSignals(ref: { accountId: string; jobId: string; pipelineId: number | null; series?: string[] | null }): Promise<SignalsResult> {
   const pipelineId = ref.pipelineId ?? 0;
-  const a = await signalWork.alertsGenerate({ accountId: ref.accountId, jobId: ref.jobId, pipelineId });
+  // a run of a few series (run-forecast) changed only theirs: at 10,000 series the whole refresh takes seconds
+  const series = ref.series?.length ? ref.series : null;
+  const a = await signalWork.alertsGenerate({ accountId: ref.accountId, jobId: ref.jobId, pipelineId, series });
   let rows: number | null = null;
   if (pipelineId > 0) {
-    const e = await signalWork.exceptionLogGenerate({ accountId: ref.accountId, jobId: ref.jobId, pipelineId });
+    const e = await signalWork.exceptionLogGenerate({ accountId: ref.accountId, jobId: ref.jobId, pipelineId, series });
     rows = e.sku_sites_with_issues;
     await bookkeeping.jobLog({
       accountId: ref.accountId, jobId: ref.jobId,
-      message: `exception log: pipeline ${pipelineId}, ${e.sku_sites_with_issues} SKU-sites with issues (${e.created} new, ${e.reopened} reopened, ${e.cleared} cleared)`,
+      message: `exception log: pipeline ${pipelineId}, ${e.sku_sites_with_issues} SKU-sites with issues${series ? ` among the run's ${series.length} series` : ''} (${e.created} new, ${e.reopened} reopened, ${e.cleared} cleared)`,
     });
   }
   return { pipeline_id: pipelineId, alerts: a.alerts, alerts_cleared: a.cleared, exception_rows: rows };

@@ -5,6 +5,7 @@ import { getPipeline } from '../../db/pipelines';
 import { withTenant, type Db, type Tx } from '../../db/pool';
 import { badness, evaluateAlerts } from '../../domain/alerts/evaluate';
 import { RULES_BY_METRIC } from '../../domain/alerts/ontology';
+import { keysOfUniqueIds } from '../../domain/series/keys';
 import { checkpoint } from '../jobs/activity';
 
 /** Series per load-evaluate-write round; the activity beats between rounds. */
@@ -14,6 +15,8 @@ export interface AlertGenerateInput {
   accountId: string;
   jobId: string;
   pipelineId: number;
+  /** only these series (unique ids): what a run of a few series changed; the other series' alerts stay as they are */
+  series?: string[] | null;
 }
 
 export interface AlertGenerateResult {
@@ -41,9 +44,10 @@ export function createAlertActivities({ db }: { db: Db }) {
     let alerts = 0;
     let cleared = 0;
     let after: SeriesKey | null = null;
+    const only = input.series?.length ? keysOfUniqueIds(input.series) : null;
     for (;;) {
       checkpoint({ phase: 'page', series });
-      const facts = await alertFactsPage(tx, input.pipelineId, segmentIds, after, PAGE);
+      const facts = await alertFactsPage(tx, input.pipelineId, segmentIds, after, PAGE, only);
       if (!facts.length) break;
       const fired = evaluateAlerts(rules, facts).map((a) => ({ ...a, domain: RULES_BY_METRIC.get(a.metric_name)!.domain, badness: badness(a.value, a.comparison) }));
       const w = await upsertAlerts(tx, input.pipelineId, input.jobId, facts, fired);
@@ -53,7 +57,7 @@ export function createAlertActivities({ db }: { db: Db }) {
       cleared += w.cleared;
       after = facts[facts.length - 1];
     }
-    await appendLog(tx, input.jobId, `alerts: pipeline ${input.pipelineId}, ${rules.length} enabled rules over ${series} series: ${alerts} alerts raised or refreshed, ${cleared} open alerts cleared`);
+    await appendLog(tx, input.jobId, `alerts: pipeline ${input.pipelineId}, ${rules.length} enabled rules over ${series}${only ? ` of the run's ${only.length}` : ''} series: ${alerts} alerts raised or refreshed, ${cleared} open alerts cleared`);
     return { pipeline_id: input.pipelineId, series, rules: rules.length, alerts, cleared };
   });
 

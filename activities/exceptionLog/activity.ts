@@ -4,12 +4,15 @@ import { getPipeline } from '../../db/pipelines';
 import { withTenant, type Db } from '../../db/pool';
 import { latestSupplyRun } from '../../db/supplyReads';
 import { defaultSupplyScenarioId } from '../../db/supplyScenarios';
+import { keysOfUniqueIds } from '../../domain/series/keys';
 import { checkpoint } from '../jobs/activity';
 
 export interface ExceptionLogInput {
   accountId: string;
   jobId: string;
   pipelineId: number;
+  /** only these series (unique ids): what a run of a few series changed; the other rows stay as they are */
+  series?: string[] | null;
 }
 
 export interface ExceptionLogResult extends RefreshResult {
@@ -32,10 +35,11 @@ export function createExceptionLogActivities({ db }: { db: Db }) {
       checkpoint({ phase: 'rules' });
       const scenarioId = await defaultSupplyScenarioId(tx);
       const run = scenarioId === null ? null : await latestSupplyRun(tx, input.pipelineId, scenarioId);
-      const { series, counts } = await seriesIssues(tx, input.pipelineId, run?.run_id ?? null);
+      const sel = input.series?.length ? { keys: keysOfUniqueIds(input.series) } : undefined;
+      const { series, counts } = await seriesIssues(tx, input.pipelineId, run?.run_id ?? null, sel);
       checkpoint({ phase: 'write' });
       // every kind is in `series` already, so the refresh reads no supply run of its own
-      const r = await refreshExceptionLog(tx, input.pipelineId, series, null);
+      const r = await refreshExceptionLog(tx, input.pipelineId, series, null, undefined, sel);
       return { pipeline_id: input.pipelineId, supply_run_id: run?.run_id ?? null, forecast_issues: counts.forecast, io_issues: counts.io, ...r };
     }),
   };

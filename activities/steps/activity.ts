@@ -1,5 +1,6 @@
 import { appendLog } from '../../db/jobs';
 import type { SeriesKey } from '../../db/etl';
+import { keysOfUniqueIds } from '../../domain/series/keys';
 import { withTenant, type Db } from '../../db/pool';
 import { scopeChunks, scopeItemChunks, weeklyInRange, type RunScope, type SeriesChunk } from '../../db/seriesSteps';
 import { checkpoint } from '../jobs/activity';
@@ -35,12 +36,7 @@ function handlerOf(step: string): SeriesStepHandler {
 }
 
 function scopeOf(input: SeriesStepInput): RunScope {
-  const keys: SeriesKey[] | null = input.series?.length
-    ? input.series.map((u) => {
-        const [item_id, site_id] = u.split('_').map(Number);
-        return { item_id, site_id };
-      })
-    : null;
+  const keys: SeriesKey[] | null = input.series?.length ? keysOfUniqueIds(input.series) : null;
   return { pipelineId: input.pipelineId ?? 0, segmentId: input.segmentId ?? null, keys };
 }
 

@@ -108,3 +108,26 @@ test('a planner\'s decision survives the next step; a sequence refreshes once, a
   const kept = (await t.call('get', '/api/exception-log', { token: planner, query: { pipeline_id: seed.pipelineId, status: 'resolved' } })).body;
   expect(kept.items.map((r: any) => r.id)).toEqual([row.id]);
 }, 240_000);
+
+test('a run of a few series refreshes only their alerts and exception-log rows', async () => {
+  const uid = `${seed.items.P}_${seed.sites.S1}`;
+  const snapshot = () => q(async (tx) => ({
+    alerts: [...(await tx.any(sql.unsafe`
+      SELECT item_id || '_' || site_id AS uid, metric_name, job_id, status FROM alerts WHERE pipeline_id = ${seed.pipelineId} ORDER BY 1, 2`))],
+    log: [...(await tx.any(sql.unsafe`
+      SELECT item_id || '_' || site_id AS uid, updated_at::text AS updated_at, status, issues FROM exception_log WHERE pipeline_id = ${seed.pipelineId} ORDER BY 1`))],
+  }));
+  const before = await snapshot();
+  expect(before.log.filter((r: any) => r.uid !== uid).length).toBeGreaterThan(0);
+  expect(before.alerts.filter((r: any) => r.uid !== uid).length).toBeGreaterThan(0);
+
+  const job = await finished(await t.call('post', '/api/pipeline/run-forecast', { token: planner, body: { pipeline_id: seed.pipelineId, series: [uid], methods: ['naive'] } }));
+  const after = await snapshot();
+  const others = (s: typeof before) => ({ alerts: s.alerts.filter((r: any) => r.uid !== uid), log: s.log.filter((r: any) => r.uid !== uid) });
+  expect(others(after)).toEqual(others(before));
+  expect(job.log.map((l) => l.message)).toEqual(expect.arrayContaining([
+    expect.stringMatching(new RegExp(`^alerts: pipeline ${seed.pipelineId}, \\d+ enabled rules over 1 of the run's 1 series`)),
+  ]));
+  const own = after.log.filter((r: any) => r.uid === uid && r.issues.length > 0).length;
+  expect(job.result.signals).toMatchObject({ pipeline_id: seed.pipelineId, exception_rows: own });
+}, 240_000);
