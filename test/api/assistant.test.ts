@@ -97,6 +97,17 @@ describe('without a model: the template questions', () => {
     expect(six.body.chart).toEqual({ type: 'line', x_col: 'first_short_date', y_cols: ['first_short_week', 'shortage_qty'], title: 'shortages in the next 6 weeks at site 12' });
   });
 
+  test('a user limited to segments gets a 403: the statements would read the other segments\' series', async () => {
+    const segment = (await withTenant(t.db, a.accountId, (tx) => tx.oneFirst(sql.unsafe`INSERT INTO segments (name) VALUES ('north only') RETURNING id`))) as number;
+    const limited = await t.login(await t.addUser(a.accountId, { allowed_segments: [segment] }));
+    const res = await chat('which items at site 12 will run short in the next 4 weeks', {}, limited);
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ detail: `the assistant reads every series of the tenant; users limited to segments (yours: ${segment}) cannot use it` });
+    expect((await t.call('get', '/api/assistant/history', { token: limited })).body.history).toEqual([]);
+    // the same question from a user who sees every segment answers
+    expect((await chat('which items at site 12 will run short in the next 4 weeks')).status).toBe(200);
+  });
+
   test('counts by class, top N, series with an exception type, the forecast of one series', async () => {
     const classes = await chat('how many series per demand class?');
     expect(classes.body).toMatchObject({ mode: 'template', data: [{ demand_class: 'lumpy', series: 2 }, { demand_class: 'smooth', series: 1 }], chart: { type: 'bar', x_col: 'demand_class', y_cols: ['series'] } });

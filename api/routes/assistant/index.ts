@@ -22,11 +22,17 @@ export function registerAssistantRoutes(table: RouteTable): void {
       + 'Rule 2: a failed generation, check or execution is retried with the error, up to MAX_SQL_RETRIES attempts (default 2); `attempts` says how many were used; after the last failure the answer is a 200 with `error`, empty `data` and chart type `none`. '
       + 'Rule 3: the model\'s chart hint is kept when its columns exist; otherwise 0 rows `none`, 1 row `kpi`, date + numeric `line`, category + one numeric within 30 rows `bar`, category + several numerics within 30 rows `bar_stacked`, else `table`. '
       + 'Rule 4: session = `session_id`, else `u:<token id>`, else user, else `ip:<host>`, else `anonymous`. Rule 5: 6 turns per session, 60 minutes idle, in this process only, cleared by POST /api/assistant/clear and on logout. '
+      + 'A user limited to segments (`allowed_segments`) gets a 403: the statements read every series of the tenant. '
       + 'Answers are cached 300 s (64 entries) per tenant, pipeline, scenario and question (`cached`). Without a model, or when it cannot be reached, template questions still answer (`mode` = `template`, and the answer says so): top N by demand, forecast, safety stock or shortage; series per demand or ABC class; series with open exceptions of a type; shortages in the next N weeks (at a site); the forecast of one series.',
     body: s.chatBody,
     audit: { entityType: 'assistant', action: 'chat' },
     responses: { 200: { description: 'the answer (with `error` when no query worked)', schema: s.chatResponse }, ...errors(403) },
     handler: async (ctx, { body, user }) => {
+      // the statements read every series of the tenant (its reader role has no notion of segments), so a user limited
+      // to some segments would see the others through it
+      if (user.allowedSegments.length) {
+        throw forbidden(`the assistant reads every series of the tenant; users limited to segments (yours: ${user.allowedSegments.join(', ')}) cannot use it`);
+      }
       const r = await chat(ctx.deps.db, ctx.deps.env.databaseUrl!, user, ctx.ip, body);
       ctx.state.audit = { ...ctx.state.audit, entityId: r.session_id, newValue: { question: body.question.slice(0, 500), sql: r.sql.slice(0, 2000), mode: r.mode, attempts: r.attempts, row_count: r.row_count, error: r.error ?? null } };
       return r;
