@@ -11,6 +11,8 @@
  * default 128; 0 keeps nothing). A load in flight is shared by the requests that ask for it meanwhile; a failed one
  * (a 404, a 400, a lost connection) is not kept.
  */
+import { DEFAULT_PLAN_READ_CACHE_MB } from '../lib/env';
+
 /** An answer's body as read, with whatever else the route needs to send it (a total, whether the pipeline exists). */
 export interface PlanAnswer {
   body: string;
@@ -24,8 +26,6 @@ interface Entry {
   answer: Promise<unknown>;
   bytes: number;
 }
-
-export const DEFAULT_PLAN_READ_CACHE_MB = 128;
 
 export class PlanReads {
   private entries = new Map<string, Entry>();

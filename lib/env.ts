@@ -21,6 +21,9 @@ export interface Env {
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
 
+/** Megabytes of work-list answers the API keeps unless PLAN_READ_CACHE_MB says otherwise (api/planReads.ts). */
+export const DEFAULT_PLAN_READ_CACHE_MB = 128;
+
 export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
   return {
     appEnv: source.APP_ENV ?? source.NODE_ENV ?? 'development',
@@ -39,7 +42,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
       .filter(Boolean),
     bodyLimit: source.BODY_LIMIT ?? '5mb',
     loginRateLimit: Number(source.LOGIN_RATE_LIMIT ?? 30),
-    planReadCacheBytes: Math.max(0, Number(source.PLAN_READ_CACHE_MB ?? 128)) * 1024 * 1024,
+    planReadCacheBytes: Math.max(0, Number(source.PLAN_READ_CACHE_MB ?? DEFAULT_PLAN_READ_CACHE_MB)) * 1024 * 1024,
   };
 }
 
