@@ -5,6 +5,7 @@ import { defaultRuleRows, defaultSynonyms, type AlertRule } from '../domain/aler
 import type { AlertStatus } from '../domain/alerts/query';
 import { sql, type Tx } from './pool';
 import { filterSql, type SeriesFilter } from './series';
+import { keysIn } from './seriesSteps';
 
 const RULE_COLUMNS = sql.fragment`metric_name, domain, description, formula, comparison, threshold, severity, enabled, updated_at`;
 
@@ -73,9 +74,7 @@ export type SeriesKey = { item_id: number; site_id: number };
 export async function alertFactsPage(tx: Tx, pipelineId: number, segmentIds: readonly number[], after: SeriesKey | null, limit: number, only: readonly SeriesKey[] | null = null): Promise<SeriesFacts[]> {
   const P = pipelineId;
   const afterSql = after ? sql.fragment`(s.item_id, s.site_id) > (${after.item_id}, ${after.site_id})` : sql.fragment`true`;
-  const onlySql = only
-    ? sql.fragment`(s.item_id, s.site_id) IN (SELECT u.i, u.s FROM unnest(${sql.array(only.map((k) => k.item_id), 'int4')}, ${sql.array(only.map((k) => k.site_id), 'int4')}) AS u(i, s))`
-    : sql.fragment`true`;
+  const onlySql = only ? keysIn(only, 's') : sql.fragment`true`;
   const segSql = segmentIds.length
     ? sql.fragment`EXISTS (SELECT 1 FROM segment_members fm WHERE fm.segment_id = ANY(${sql.array([...segmentIds], 'int4')}) AND fm.item_id = s.item_id AND fm.site_id = s.site_id)`
     : sql.fragment`true`;

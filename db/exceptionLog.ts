@@ -7,6 +7,7 @@ import type { ForecastFacts, Issue, IoFacts } from '../domain/exceptions/rules';
 import { combineSeriesIssues, type IssueCounts, type SeriesIssues, type SeriesKey } from '../domain/exceptions/series';
 import { sql, tenantSchemaName, type Tx } from './pool';
 import { preparedQuery } from './preparedReads';
+import { keysIn } from './seriesSteps';
 import type { Fragment } from './segments';
 import { filterSql, type SeriesFilter } from './series';
 
@@ -28,10 +29,7 @@ export interface SeriesSelection {
 function keyCond(alias: string, sel: SeriesSelection | undefined): Fragment {
   const a = sql.identifier([alias]);
   const one = sel?.key ? sql.fragment`${a}.item_id = ${sel.key.item_id} AND ${a}.site_id = ${sel.key.site_id}` : sql.fragment`TRUE`;
-  if (!sel?.keys) return one;
-  const items = sql.array(sel.keys.map((k) => k.item_id), 'int4');
-  const sites = sql.array(sel.keys.map((k) => k.site_id), 'int4');
-  return sql.fragment`${one} AND (${a}.item_id, ${a}.site_id) IN (SELECT u.i, u.s FROM unnest(${items}, ${sites}) AS u(i, s))`;
+  return sel?.keys ? sql.fragment`${one} AND ${keysIn(sel.keys, alias)}` : one;
 }
 
 /** The whole selection as a condition on `alias`: its key and its list filter. */
@@ -115,8 +113,8 @@ export interface RefreshResult {
 /**
  * Replaces the issues of kinds `kinds` (default: forecast, io and supply) of the pipeline's rows (of the selection:
  * rows outside it are left as they are) with `fresh` plus the exceptions of supply run `supplyRunId` (none when
- * null); POST /api/supply/sync-alerts is this with the supply kind
- * alone, the log's generation passes every kind in `fresh` (seriesIssues) and no run. The planner's status is kept: a
+ * null); POST /api/supply/sync-alerts is this with the supply kind alone, the log's generation passes every kind in
+ * `fresh` (seriesIssues) and no run. The planner's status is kept: a
  * resolved row opens again only when an issue appears that it did not have (same type, code, week and order), a snoozed
  * row stays snoozed until its date and opens after it, a row left without issues is resolved.
  */

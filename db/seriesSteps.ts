@@ -31,7 +31,7 @@ function scopeSql(scope: RunScope) {
     parts.push(sql.fragment`EXISTS (SELECT 1 FROM segment_members m WHERE m.segment_id = ${scope.segmentId} AND m.item_id = s.item_id AND m.site_id = s.site_id)`);
   }
   if (scope.keys) {
-    parts.push(sql.fragment`(s.item_id, s.site_id) IN (SELECT * FROM ${sql.unnest(scope.keys.map((k) => [k.item_id, k.site_id]), ['int4', 'int4'])})`);
+    parts.push(keysIn(scope.keys, 's'));
   }
   return sql.join(parts, sql.fragment` AND `);
 }
@@ -125,6 +125,9 @@ export async function weeklyInRange(tx: Tx, scope: RunScope, from: SeriesKey, to
  * `(item_id, site_id) IN (…)` for the series a chunk processed: steps delete their old rows for exactly these keys (and
  * their pipeline) before writing, never the whole key range, which may hold series outside the run's scope.
  */
-export function keysIn(keys: readonly SeriesKey[]) {
-  return sql.fragment`(item_id, site_id) IN (SELECT * FROM ${sql.unnest(keys.map((k) => [k.item_id, k.site_id]), ['int4', 'int4'])})`;
+export function keysIn(keys: readonly SeriesKey[], alias?: string) {
+  const set = sql.fragment`(SELECT * FROM ${sql.unnest(keys.map((k) => [k.item_id, k.site_id]), ['int4', 'int4'])})`;
+  if (alias === undefined) return sql.fragment`(item_id, site_id) IN ${set}`;
+  const a = sql.identifier([alias]);
+  return sql.fragment`(${a}.item_id, ${a}.site_id) IN ${set}`;
 }
