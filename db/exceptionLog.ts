@@ -5,8 +5,8 @@
  */
 import type { ForecastFacts, Issue, IoFacts } from '../domain/exceptions/rules';
 import { combineSeriesIssues, type IssueCounts, type SeriesIssues, type SeriesKey } from '../domain/exceptions/series';
-import { sql, tenantSchemaName, type Tx } from './pool';
-import { preparedQuery } from './preparedReads';
+import { sql, type Tx } from './pool';
+import { tenantPreparedQuery } from './preparedReads';
 import { keysIn } from './seriesSteps';
 import type { Fragment } from './segments';
 import { filterSql, type SeriesFilter } from './series';
@@ -226,42 +226,40 @@ export async function listExceptionLog(tx: Tx, f: ExceptionLogFilter, skip: numb
 
 /**
  * GET /api/exception-log in one round trip and no transaction: whether the pipeline (and the segment, when given)
- * exist, and the answer's body `{total, page, page_size, items}` as JSON text, from one named prepared statement per
- * tenant schema. The planner's list is the hot read of the work queue, and the API's one thread was its limit
- * (bench:alerts, CPU profile: parsing the rows and serialising them again cost more than the statement), so the
- * text goes out as PostgreSQL wrote it. Null filters are off; for an unknown pipeline or segment the flags say so.
+ * exist, and the answer's body `{total, page, page_size, items}` as JSON text, from one prepared statement on the
+ * tenant's connections (db/preparedReads.ts tenantPreparedQuery). The planner's list is the hot read of the work
+ * queue, and the API's one thread was its limit (bench:alerts, CPU profile: parsing the rows and serialising them
+ * again cost more than the statement), so the text goes out as PostgreSQL wrote it. For an unknown pipeline or segment
+ * the flags say so.
  */
 export async function exceptionLogPage(
   databaseUrl: string, accountId: string, f: { pipelineId: number; status?: ExceptionStatus; types?: string[]; segmentId?: number },
   page: { page: number; pageSize: number },
 ): Promise<{ pipeline: boolean; segment: boolean; body: string }> {
-  const schema = tenantSchemaName(accountId);
-  // One statement per set of filters given (up to 8 per schema): a filter that is off is a parameter tested once
-  // (`$n IS NULL`), never an OR beside its condition, so every set gets a plan of its own (the segment filter a semi
-  // join, not a probe per row). The count and the page each scan on their own, the page in key order, ordering ids
-  // only and reading its rows' issues after.
-  const on = { status: f.status !== undefined, types: f.types !== undefined, segment: f.segmentId !== undefined };
-  const where = [
-    'l.pipeline_id = $1',
-    on.status ? 'l.status = $2' : '$2::text IS NULL',
-    on.types ? 'l.exception_types && $3::text[]' : '$3::text[] IS NULL',
-    on.segment ? `EXISTS (SELECT 1 FROM "${schema}".segment_members m WHERE m.segment_id = $4 AND m.item_id = l.item_id AND m.site_id = l.site_id)` : '$4::int4 IS NULL',
-  ].join(' AND ');
-  const shape = `${Number(on.status)}${Number(on.types)}${Number(on.segment)}`;
+  // Only the filters given are in the text, so each set of filters is a statement with a plan of its own (the segment
+  // filter a semi join, not a probe per row). The count and the page each scan on their own, the page in key order,
+  // ordering ids only and reading its rows' issues after.
+  const where = sql.join([
+    sql.fragment`l.pipeline_id = ${f.pipelineId}`,
+    ...(f.status !== undefined ? [sql.fragment`l.status = ${f.status}`] : []),
+    ...(f.types !== undefined ? [sql.fragment`l.exception_types && ${sql.array(f.types, 'text')}`] : []),
+    ...(f.segmentId !== undefined
+      ? [sql.fragment`EXISTS (SELECT 1 FROM segment_members m WHERE m.segment_id = ${f.segmentId} AND m.item_id = l.item_id AND m.site_id = l.site_id)`]
+      : []),
+  ], sql.fragment` AND `);
   const skip = Math.min((page.page - 1) * page.pageSize, 2147483647);
-  const [r] = await preparedQuery<{ pipeline: boolean; segment: boolean; body: string }>(databaseUrl, `exception_log_page_${shape}_${schema}`, `
-    SELECT EXISTS (SELECT 1 FROM "${schema}".scenario_pipelines WHERE id = $1) AS pipeline,
-      ($4::int4 IS NULL OR EXISTS (SELECT 1 FROM "${schema}".segments WHERE id = $4)) AS segment,
+  const [r] = await tenantPreparedQuery<{ pipeline: boolean; segment: boolean; body: string }>(databaseUrl, accountId, sql.unsafe`
+    SELECT EXISTS (SELECT 1 FROM scenario_pipelines WHERE id = ${f.pipelineId}) AS pipeline,
+      ${f.segmentId === undefined ? sql.fragment`true` : sql.fragment`EXISTS (SELECT 1 FROM segments WHERE id = ${f.segmentId})`} AS segment,
       json_build_object(
-        'total', (SELECT count(*)::int FROM "${schema}".exception_log l WHERE ${where}), 'page', $7::int, 'page_size', $6::int,
+        'total', (SELECT count(*)::int FROM exception_log l WHERE ${where}), 'page', ${page.page}::int, 'page_size', ${page.pageSize}::int,
         'items', COALESCE((SELECT json_agg(x ORDER BY x.item_id, x.site_id) FROM (
           SELECT l.id, l.pipeline_id, l.item_id, l.site_id, l.exception_types, l.issues, l.status, l.snoozed_until::text AS snoozed_until,
             i.name AS item_name, i.xuid AS item_code, s.name AS site_name, (l.item_id::text || '_' || l.site_id::text) AS unique_id
-          FROM (SELECT l.id FROM "${schema}".exception_log l WHERE ${where} ORDER BY l.item_id, l.site_id OFFSET $5 LIMIT $6) k
-          JOIN "${schema}".exception_log l ON l.id = k.id
-          JOIN "${schema}".items i ON i.id = l.item_id JOIN "${schema}".sites s ON s.id = l.site_id) x), '[]')
-      )::text AS body`,
-  [f.pipelineId, f.status ?? null, f.types ?? null, f.segmentId ?? null, skip, page.pageSize, page.page]);
+          FROM (SELECT l.id FROM exception_log l WHERE ${where} ORDER BY l.item_id, l.site_id OFFSET ${skip} LIMIT ${page.pageSize}) k
+          JOIN exception_log l ON l.id = k.id
+          JOIN items i ON i.id = l.item_id JOIN sites s ON s.id = l.site_id) x), '[]')
+      )::text AS body`);
   return r;
 }
 
