@@ -11,14 +11,15 @@
  * Statuses are matched exactly (lower case, as the engine and the firm-order API store them), not normalised: a row
  * the database query would not select must not enter here either. `now` is an argument so the pool is deterministic.
  */
+import { clampWeek, PLANNING_WEEKS } from '../supply/horizon';
 import { isFirmSupplyId } from './model';
 
 export const ENGINE_POOL_STATUSES: readonly string[] = Object.freeze(['planned', 'constrained', 'delayed', 'expedited']);
 export const FIRM_POOL_STATUSES: readonly string[] = Object.freeze(['firm', 'released', 'in_transit']);
 export const ENGINE_RELIABILITY = 0.85;
 export const FIRM_RELIABILITY = 1.0;
-/** Planning horizon weeks 0..51. */
-export const LAST_WEEK = 51;
+/** Planning horizon weeks 0..51 (supply/horizon.ts, shared with the supply engine). */
+export const LAST_WEEK = PLANNING_WEEKS - 1;
 
 const MS_PER_WEEK = 7 * 24 * 60 * 60 * 1000;
 
@@ -77,7 +78,8 @@ export function firmOrderEntersPool(order: Pick<FirmSupplyOrder, 'erp_status' | 
 }
 
 /**
- * floor((arrival_dt - now) / 7 days) clamped to 0..51, on the exact instants. Flooring the fractional day count or
+ * floor((arrival_dt - now) / 7 days) clamped to 0..51 by the supply engine's own clamp (supply/horizon.ts), so an
+ * order arriving after week 51 is supply in week 51 here and in the supply plan alike. On the exact instants. Flooring the fractional day count or
  * the whole-day count first (Python's timedelta.days) gives the same week, since floor(floor(x) / 7) = floor(x / 7).
  */
 export function firmArrivalWeek(arrivalDt: string | Date, now: Date): number {
@@ -85,8 +87,7 @@ export function firmArrivalWeek(arrivalDt: string | Date, now: Date): number {
   const from = now.getTime();
   if (!Number.isFinite(at)) throw new RangeError(`arrival_dt is not a valid timestamp: ${String(arrivalDt)}`);
   if (!Number.isFinite(from)) throw new RangeError('now is not a valid date');
-  const week = Math.floor((at - from) / MS_PER_WEEK);
-  return Math.min(LAST_WEEK, Math.max(0, week));
+  return clampWeek(Math.floor((at - from) / MS_PER_WEEK), PLANNING_WEEKS);
 }
 
 export function engineSupplyId(id: number | string): string {

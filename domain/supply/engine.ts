@@ -287,8 +287,9 @@ function buildStatics(item: SupplyItemInput, planningDate: string, H: number, di
     if (!(remaining > 0)) continue;
     const st = statics[to]!;
     const arrival = weekOffset(f.arrival_dt, planningDate);
+    // The allocation pool's clamp (horizon.ts): an order arriving after the horizon is supply in its last week.
     if (arrival >= H) st.firmBeyond += remaining;
-    else st.firmIn[max(0, arrival)] += remaining;
+    st.firmIn[clampWeek(arrival, H)] += remaining;
     // A firm transfer not yet shipped still has to leave its source: demand there in its release week. Once in
     // transit it has left, and the source's on-hand no longer holds it.
     const from = f.source_site_id ?? null;

@@ -17,6 +17,7 @@
  */
 import { FIRM_POOL_STATUSES, firmRemainingQty } from '../allocation/pool';
 import { dayNumber } from '../time/weeks';
+import { clampWeek } from './horizon';
 import { BUY, N_ORDER_TYPES, NO_FIRM_WEEK, ORDER_TYPES, REPLENISH, type SupplyFlags, type SupplyOptions } from './types';
 
 export { firmRemainingQty };
@@ -54,9 +55,7 @@ export function weekOffset(dt: string | Date, planningDate: string): number {
   return Math.floor(Math.floor((at - from * DAY_MS) / DAY_MS) / 7);
 }
 
-export function clampWeek(week: number, horizon: number): number {
-  return Math.min(horizon - 1, Math.max(0, week));
-}
+export { clampWeek };
 
 /**
  * Rule 1, for one SKU: the firm orders passed are those of the item received at the site. Every firm order counts,

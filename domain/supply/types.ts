@@ -3,6 +3,7 @@
  * through these shapes; everything it writes comes back out of them. Weeks are indices 0..horizon-1 counted from the
  * pipeline's planning date (week 0 is the week that starts on the planning date).
  */
+import { PLANNING_WEEKS } from './horizon';
 
 /** Order-type index, the same in every component (document 2 §2.1). */
 export const ORDER_TYPES = ['BUY', 'BUILD', 'REPAIR', 'TRANSFER', 'BALANCING', 'REPLENISH', 'RETURN'] as const;
@@ -21,7 +22,7 @@ export const SOURCING_SEQUENCE: readonly number[] = [BUY, BUILD, REPAIR, TRANSFE
 
 /** Latest firm week of a type that has no firm order (§4.2 rule 1). */
 export const NO_FIRM_WEEK = 255;
-export const DEFAULT_HORIZON = 52;
+export const DEFAULT_HORIZON = PLANNING_WEEKS;
 
 export type OrderStatus = 'planned' | 'constrained' | 'delayed' | 'expedited';
 /** PLANNED: the netting pass; the other two come from the expedite post-processor (status `expedited`). */
@@ -220,7 +221,7 @@ export interface SkuSitePlan {
   latest_firm_week: number[];
   /** Rule 3, per order-type index (0: no route of that type). */
   min_lead_time: number[];
-  /** Firm receipts arriving after the horizon, left out of the projection. */
+  /** Firm receipts arriving after the horizon: counted in its last week, as the allocation pool does (horizon.ts). */
   firm_beyond_horizon: number;
   unit_cost: number;
   fill_rate: number | null;

@@ -140,7 +140,8 @@ function verify(items: SupplyItemInput[], capacity: CapacityInput[], flags: Supp
         if (!['firm', 'released', 'in_transit'].includes(f.erp_status ?? '')) continue;
         const rem = Math.max(0, (f.qty ?? 0) - (f.received_qty ?? 0));
         const w = week(f.arrival_dt);
-        if (rem > 0 && w < H) firmIn[Math.max(0, w)] += rem;
+        // After the horizon counts in its last week, as in the allocation pool (document 2 §4.3 rule 2).
+        if (rem > 0) firmIn[Math.min(H - 1, Math.max(0, w))] += rem;
       }
       for (let t = 0; t < H; t++) check(Math.abs(plan.receipts_firm[t]! - firmIn[t]!) <= tol(firmIn[t]!), () => `${k} week ${t}: firm receipts`);
       // Rules 1 and 3 from the inputs.
