@@ -238,12 +238,18 @@ export async function listResults(tx: Tx, scenarioId: number, pipelineId: number
   return { rows: [...rows] as ResultRow[], total };
 }
 
-/** The stored values of the exact series and of the item aggregate in one week (rule 5 picks between them). */
-export async function resultCells(tx: Tx, scenarioId: number, pipelineId: number, itemId: number, siteId: number, week: string): Promise<{ exact: number | null; aggregate: number | null }> {
+/**
+ * The stored values of the exact series and of the item aggregate in one week, and whether the exact series has a
+ * stored value in any week of the run (rule 5 picks between them).
+ */
+export async function resultCells(tx: Tx, scenarioId: number, pipelineId: number, itemId: number, siteId: number, week: string): Promise<{ exact: number | null; aggregate: number | null; seriesStored: boolean }> {
   const rows = (await tx.any(sql.unsafe`
     SELECT site_id, demand FROM causal_results
     WHERE scenario_id = ${scenarioId} AND pipeline_id = ${pipelineId} AND item_id = ${itemId} AND site_id IN (${siteId}, 0) AND week = ${week}::date`)) as ReadonlyArray<{ site_id: number; demand: number }>;
-  return { exact: rows.find((r) => r.site_id === siteId)?.demand ?? null, aggregate: rows.find((r) => r.site_id === 0)?.demand ?? null };
+  const exact = rows.find((r) => r.site_id === siteId)?.demand ?? null;
+  const seriesStored = exact !== null || ((await tx.oneFirst(sql.unsafe`
+    SELECT EXISTS (SELECT 1 FROM causal_results WHERE scenario_id = ${scenarioId} AND pipeline_id = ${pipelineId} AND item_id = ${itemId} AND site_id = ${siteId})`)) as boolean);
+  return { exact, aggregate: rows.find((r) => r.site_id === 0)?.demand ?? null, seriesStored };
 }
 
 export async function resultsSummary(tx: Tx, scenarioId: number, pipelineId: number) {

@@ -212,25 +212,33 @@ export interface WeeklyDemand {
  * The weekly causal demand of every (item, site) the coverage reaches, plus each item's aggregate over every site
  * (site_id 0). A term whose customer has no coverage adds nothing (rule 6), to the aggregate neither: the aggregate is
  * the sum of the site rows.
+ *
+ * A site the run reaches in any week gets a row in every week, 0 when no term reaches it that week: without it the
+ * series has no value that week, and the breakdown (rule 5) would read the item's all-sites total for a site whose
+ * terms sum to 0, breaking rule 4. Likewise the aggregate of such an item is stored every week.
  */
 export function computeDemand(model: CausalModel, weeks: readonly string[]): WeeklyDemand[] {
-  const out: WeeklyDemand[] = [];
+  const perWeek = new Map<string, Map<string, number>>();
+  const sitesOf = new Map<number, Set<number>>();
   for (const week of weeks) {
-    const cells = new Map<string, WeeklyDemand>();
-    const add = (item: number, site: number, v: number) => {
-      const k = `${item}:${site}`;
-      const c = cells.get(k);
-      if (c) c.demand += v;
-      else cells.set(k, { item_id: item, site_id: site, week, demand: v });
-    };
+    const cells = new Map<string, number>();
     for (const c of model.contributions(week)) {
       for (const [site, pct] of c.coverage) {
         if (pct <= 0) continue;
-        add(c.item_id, site, c.demand * pct);
-        add(c.item_id, 0, c.demand * pct);
+        const sites = sitesOf.get(c.item_id) ?? new Set<number>();
+        sites.add(site).add(0);
+        sitesOf.set(c.item_id, sites);
+        for (const k of [`${c.item_id}:${site}`, `${c.item_id}:0`]) cells.set(k, (cells.get(k) ?? 0) + c.demand * pct);
       }
     }
-    out.push(...[...cells.values()].sort((a, b) => a.item_id - b.item_id || a.site_id - b.site_id));
+    perWeek.set(week, cells);
+  }
+  const keys = [...sitesOf].flatMap(([item, sites]) => [...sites].map((site) => ({ item, site })))
+    .sort((a, b) => a.item - b.item || a.site - b.site);
+  const out: WeeklyDemand[] = [];
+  for (const week of weeks) {
+    const cells = perWeek.get(week)!;
+    for (const { item, site } of keys) out.push({ item_id: item, site_id: site, week, demand: cells.get(`${item}:${site}`) ?? 0 });
   }
   return out;
 }
@@ -259,12 +267,14 @@ export function breakdownTerms(model: CausalModel, itemId: number, siteId: numbe
 }
 
 /**
- * Rule 5: the stored value of the exact site series wins; the item aggregate is read only when the exact series has
- * none. Never both.
+ * Rule 5: the stored value of the exact site series wins; the item aggregate is read only when the exact series has no
+ * stored value in any week of the run. Never both. A series the run stored in other weeks but not this one (runs
+ * stored before every reached site got a row each week) got no demand this week: 0 from the series, not the item's
+ * all-sites total, so the rows of the breakdown (which sum to 0 there) still equal actual_demand (rule 4).
  */
-export function pickActual(exact: number | null | undefined, aggregate: number | null | undefined): { value: number; source: 'series' | 'item_aggregate' | 'none' } {
+export function pickActual(exact: number | null | undefined, aggregate: number | null | undefined, seriesStored = exact !== null && exact !== undefined): { value: number; source: 'series' | 'item_aggregate' | 'none' } {
   if (exact !== null && exact !== undefined) return { value: exact, source: 'series' };
-  if (aggregate !== null && aggregate !== undefined) return { value: aggregate, source: 'item_aggregate' };
+  if (aggregate !== null && aggregate !== undefined) return seriesStored ? { value: 0, source: 'series' } : { value: aggregate, source: 'item_aggregate' };
   return { value: 0, source: 'none' };
 }
 

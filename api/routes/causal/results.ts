@@ -113,7 +113,7 @@ export function registerCausalResultRoutes(table: RouteTable): void {
       'Rule 2: weekly usage = total_usage × 7 / days of the usage period, both ends counted (also returned as `weekly_usage` with the period).',
       'Rule 3: coverage_pct is the site\'s share in the customer\'s own coverage map (customer-less rows are the fallback), normalised so the customer\'s sites sum to 1; computed_demand is multiplied by it.',
       'Rule 4: Σ computed_demand equals actual_demand within 0.01, and actual_demand is the value GET /api/causal/results shows for that series and week.',
-      'Rule 5: actual_demand is read from the stored causal forecast of exactly that series; the part\'s aggregate over every site is read only when the series has no stored value that week, never both (`actual_source`: series, item_aggregate, or computed when the scenario has no stored value at all, e.g. never run or the week outside its horizon: then it is Σ computed_demand).',
+      'Rule 5: actual_demand is read from the stored causal forecast of exactly that series (a run stores every site it reaches in every week, 0 in a week no term reaches it); the part\'s aggregate over every site is read only when the series has no stored value in any week of the run, never both (`actual_source`: series, item_aggregate, or computed when the scenario has no stored value at all, e.g. never run or the week outside its horizon: then it is Σ computed_demand).',
       'Rule 6: an asset type with no coverage rows gives coverage_pct 0 and computed_demand 0.',
       '`pipeline_id`: read actual_demand from the results stored for that pipeline (404 when there are none); default the most recent run.',
       'The values shown (failure_rate, total_usage, fleet_qty) include the scenario\'s multipliers. 400 naming the parameter for a malformed series id or date; 404 for an unknown scenario.',
@@ -149,7 +149,7 @@ export function registerCausalResultRoutes(table: RouteTable): void {
         let actual = { value: computedTotal, source: 'computed' as 'series' | 'item_aggregate' | 'computed' };
         if (p !== null) {
           const cells = await resultCells(tx, sc.id, p, ids.item_id, ids.site_id, period);
-          const picked = pickActual(cells.exact, cells.aggregate);
+          const picked = pickActual(cells.exact, cells.aggregate, cells.seriesStored);
           if (picked.source !== 'none') actual = { value: picked.value, source: picked.source };
         }
         return {

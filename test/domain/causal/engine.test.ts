@@ -113,6 +113,19 @@ describe('the run (computeDemand) and rule 4', () => {
     for (const site of [100, 200]) expect(Math.abs(sum(breakdownTerms(m, 10, site, '2026-01-05').map((r) => r.computed_demand)) - v(site))).toBeLessThan(0.01);
   });
 
+  test('a site the run reaches gets a row every week, 0 in a week no term reaches it (rules 4, 5)', () => {
+    // customer 3 covers site 300 alone and starts running on 2026-01-12: 1 400 h over 14 days → 2 × 0.001 × 700 = 1.4
+    const d = data();
+    d.usage.push({ asset_type_id: 1, customer_id: 3, usage_type_id: 1, period_start: '2026-01-12', period_end: '2026-01-25', total_usage: 1400 });
+    d.coverage.push({ asset_type_id: 1, customer_id: 3, site_id: 300, coverage_pct: 100 });
+    const m = new CausalModel(d);
+    const rows = computeDemand(m, ['2025-12-29', '2026-01-05', '2026-01-12']);
+    const at = (site: number) => rows.filter((r) => r.site_id === site).map((r) => [r.week, Math.round(r.demand * 1e9) / 1e9]);
+    expect(at(300)).toEqual([['2025-12-29', 0], ['2026-01-05', 0], ['2026-01-12', 1.4]]);
+    expect(at(0)).toEqual([['2025-12-29', 0], ['2026-01-05', 3.5], ['2026-01-12', 4.9]]);
+    expect(sum(breakdownTerms(m, 10, 300, '2026-01-05').map((r) => r.computed_demand))).toBe(0);
+  });
+
   test('a week after a period carries its run rate forward; before the first period there is none', () => {
     const m = new CausalModel(data());
     // 2026-01-12: customer 2's period ended 01-10 → its weekly 1050 still holds
@@ -129,6 +142,9 @@ describe('rule 5: the exact series before the item aggregate, never both', () =>
     expect(pickActual(0, 3.5)).toEqual({ value: 0, source: 'series' });
     expect(pickActual(null, 3.5)).toEqual({ value: 3.5, source: 'item_aggregate' });
     expect(pickActual(undefined, null)).toEqual({ value: 0, source: 'none' });
+    // the series was stored in other weeks of the run: its missing week is 0, not the item's total over every site
+    expect(pickActual(null, 4.2, true)).toEqual({ value: 0, source: 'series' });
+    expect(pickActual(null, 4.2, false)).toEqual({ value: 4.2, source: 'item_aggregate' });
   });
 
   test('series ids: the site is the part after the underscore', () => {
