@@ -146,6 +146,35 @@ export function resolveSettings(items: readonly PortfolioItem[], scenario: Scena
   };
 }
 
+/**
+ * The first quantity derived from the settings and a SKU-site's demand and cost that leaves the doubles: a holding
+ * cost r c / 52 that underflows to 0, or an ordering or holding cost so large that an EOQ or its cost overflows. The
+ * engines refuse such inputs (eoq.ts throws), so a caller checks before computing and names the setting to change.
+ * null when every SKU-site of the curve is computable.
+ */
+export function settingsRangeProblem(items: readonly PortfolioItem[], s: KcurveSettings): { field: string; detail: string } | null {
+  const A = s.implied_ordering_cost;
+  // the setting k came from; the scenario's own are named by the cost that replaces them
+  const kField = s.k_source.startsWith('request.') ? s.k_source.slice('request.'.length) : 'ordering_cost';
+  if (!(s.k > 0 && Number.isFinite(s.k))) return { field: kField, detail: `k = ${s.k} is not a finite positive number` };
+  if (!(A > 0 && Number.isFinite(A))) return { field: kField, detail: `the ordering cost r k² / 2 = ${A} at k = ${s.k} is not a finite positive number` };
+  for (const it of items) {
+    if (!it.in_curve) continue;
+    const c = it.unit_cost!;
+    const weeklyHolding = (s.holding_rate * c) / WEEKS_PER_YEAR;
+    if (!(weeklyHolding > 0 && Number.isFinite(weeklyHolding))) {
+      return { field: 'holding_rate', detail: `the holding cost r c / 52 of SKU-site ${it.item_id}_${it.site_id} (unit cost ${c}) is ${weeklyHolding}, not a finite positive number` };
+    }
+    const D = it.annual_demand;
+    const eoq = Math.sqrt((2 * A * D) / (s.holding_rate * c));
+    const cost = Math.sqrt(2 * A * D * s.holding_rate * c) + A * WEEKS_PER_YEAR;
+    if (!Number.isFinite(eoq) || !Number.isFinite(cost) || !Number.isFinite(s.k * Math.sqrt(D / c))) {
+      return { field: kField, detail: `the EOQ or its annual cost of SKU-site ${it.item_id}_${it.site_id} (demand ${D}, unit cost ${c}) overflows at ordering cost ${A}` };
+    }
+  }
+  return null;
+}
+
 export function allowedSetOf(item: PortfolioItem, s: KcurveSettings): { set: number[]; param_name: string } {
   return item.item_allowed_orders_per_year
     ? { set: item.item_allowed_orders_per_year, param_name: FREQ_PARAMS.item }

@@ -98,7 +98,8 @@ export const ioOverrideBody = obj(
     item_id: id32,
     site_id: id32,
     sl_override: { ...nullable({ type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 }), description: 'cycle-service level target in (0, 1); null clears it' },
-    eoq_override: { ...nullable({ type: 'number', exclusiveMinimum: 0, maximum: 1e12 }), description: 'order quantity (units) used instead of the EOQ; null clears it' },
+    // a floor as for k: D / 5e-324 orders a year is Infinity, which the K-curve's answers cannot carry
+    eoq_override: { ...nullable({ type: 'number', minimum: 1e-6, maximum: 1e12 }), description: 'order quantity (units) used instead of the EOQ (1e-6 to 1e12); null clears it' },
     fr_override: { ...nullable({ type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 }), description: 'fill-rate target in (0, 1); null clears it' },
   },
   ['item_id', 'site_id'],

@@ -9,7 +9,7 @@ import { withTenant, type Tx } from '../../../db/pool';
 import type { SeriesFilter } from '../../../db/series';
 import { addWeeks } from '../../../domain/time/weeks';
 import {
-  curveView, CurveRangeError, eoqTotals, itemEoq, lotDemands, lotPlan, lotTotals, portfolioItem, resolveSettings, WEEKS_PER_YEAR,
+  curveView, CurveRangeError, eoqTotals, itemEoq, lotDemands, lotPlan, lotTotals, portfolioItem, resolveSettings, settingsRangeProblem, WEEKS_PER_YEAR,
   type ItemEoq, type KcurveSettings, type KRequest, type PortfolioItem,
 } from '../../../domain/inventory/kcurveViews';
 import { defaultValues } from '../../../domain/parameters/defaults';
@@ -119,6 +119,16 @@ function page<T>(ctx: AppContext, rows: readonly T[], q: { skip: number; limit: 
   return rows.slice(q.skip, q.skip + q.limit);
 }
 
+/**
+ * A 400 naming the setting when a SKU-site's EOQ, cost or holding cost would leave the doubles at these settings (a
+ * denormal rate times a cheap item is 0), instead of the engines' RangeError as a 500.
+ */
+function checkComputable(items: readonly PortfolioItem[], st: KcurveSettings, where: 'query' | 'body'): KcurveSettings {
+  const problem = settingsRangeProblem(items, st);
+  if (problem) throw badRequest(`${where}.${problem.field}: ${problem.detail}; choose a value that keeps it finite`);
+  return st;
+}
+
 function requireSettings(st: KcurveSettings | null): KcurveSettings {
   if (!st) throw conflict('The portfolio has no demand (no SKU-site with a cost has a forecast or history above 0): a target cannot set k');
   return st;
@@ -168,7 +178,7 @@ export function registerKcurveRoutes(table: RouteTable): void {
     handler: async (ctx, { query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const p = await loadPortfolio(tx, user, query);
-        const st = settingsOf(p, query, { k: query.k })!;
+        const st = checkComputable(p.items, settingsOf(p, query, { k: query.k })!, 'query');
         try {
           const view = curveView(p.items, st, { constrained: query.constrained, points: query.points, k_min: query.k_min, k_max: query.k_max });
           return { pipeline_id: p.pipelineId, settings: settingsView(p, st, query.constrained), ...view };
@@ -188,7 +198,7 @@ export function registerKcurveRoutes(table: RouteTable): void {
     handler: async (ctx, { query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const p = await loadPortfolio(tx, user, query);
-        const st = settingsOf(p, query, { k: query.k })!;
+        const st = checkComputable(p.items, settingsOf(p, query, { k: query.k })!, 'query');
         const constrained = query.constrained ?? p.scenario?.constrained ?? false;
         const rows = await eoqOfPortfolio(tx, p, st, constrained);
         const byKey = names(p);
@@ -211,7 +221,7 @@ export function registerKcurveRoutes(table: RouteTable): void {
         if (at < 0) throw notFound(`query.unique_id: series ${query.unique_id} is not in pipeline ${p.pipelineId}`);
         const item = p.items[at]!;
         if (!item.in_curve) throw conflict(`Series ${query.unique_id} has no unit cost (item_site.unit_cost or items.avg_unit_cost): it has no EOQ`);
-        const st = settingsOf(p, query, { k: query.k })!;
+        const st = checkComputable([item], settingsOf(p, query, { k: query.k })!, 'query');
         const overrides = await overridesFor(tx, p, [item]);
         const r = itemEoq(item, st, overrides.get(query.unique_id) ?? null, query.respect_frequency_constraints);
         return { pipeline_id: p.pipelineId, settings: settingsView(p, st, query.respect_frequency_constraints), ...identity(p.rows[at]!), ...r };
@@ -228,7 +238,7 @@ export function registerKcurveRoutes(table: RouteTable): void {
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
         if (query.unique_id) await visibleSeries(tx, user, query.unique_id);
         const p = await loadPortfolio(tx, user, query);
-        const st = settingsOf(p, query, { k: query.k })!;
+        const st = checkComputable(p.items, settingsOf(p, query, { k: query.k })!, 'query');
         const chosen = p.items.filter((i) => i.in_curve && (!query.unique_id || uid(i) === query.unique_id));
         const forecasts = new Map((await bestForecasts(tx, p.pipelineId, { keys: chosen })).map((f) => [uid(f), f]));
         const overrides = await overridesFor(tx, p, chosen);
@@ -347,7 +357,7 @@ export function registerKcurveRoutes(table: RouteTable): void {
       const out = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const p = await loadPortfolio(tx, user, body, persist);
         const request: KRequest = { k: body.k, target_orders_per_year: body.target_orders_per_year, target_inventory_value: body.target_inventory_value };
-        const st = requireSettings(settingsOf(p, body, request));
+        const st = checkComputable(p.items, requireSettings(settingsOf(p, body, request)), 'body');
         const rows = await eoqOfPortfolio(tx, p, st, body.constrained);
         let written = 0;
         if (persist) {

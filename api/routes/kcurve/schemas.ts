@@ -8,7 +8,8 @@ import type { JsonSchema } from '../validation';
  * (52 × the mean weekly best-method forecast of the pipeline, else 52 × the mean of the open history weeks), unit cost c
  * (item_site.unit_cost, else items.avg_unit_cost; a SKU-site with neither is listed but left out of the curve), a
  * common ordering cost A and holding rate r. Every EOQ is Q = k sqrt(D / c) with k = sqrt(2A / r); sweeping k traces
- * total cycle-stock value against total orders per year. The bounds below are repeated as CHECKs in migration 010.
+ * total cycle-stock value against total orders per year. The bounds below are repeated as CHECKs in migration 010, whose
+ * floor for A and r is still "above 0": the handlers check what those give (settingsRangeProblem) before computing.
  */
 
 export const SETTINGS_RULE =
@@ -24,8 +25,9 @@ const pipelineId: JsonSchema = {
   type: 'integer', minimum: 0, maximum: 2147483647,
   description: 'pipeline configuration whose results (forecasts, best methods, overrides) are used; 0: results outside any pipeline; default the default results pipeline',
 };
-const orderingCost: JsonSchema = { type: 'number', exclusiveMinimum: 0, maximum: 1e9, description: 'A: fixed cost of one order, in the currency of unit costs (above 0, at most 1e9)' };
-const holdingRate: JsonSchema = { type: 'number', exclusiveMinimum: 0, maximum: 10, description: 'r: annual holding cost as a fraction of the unit cost (0.25 = 25 % a year; above 0, at most 10)' };
+// a floor of 1e-6 rather than "above 0": two denormal costs multiplied to 0 inside the EOQ and answered 500
+const orderingCost: JsonSchema = { type: 'number', minimum: 1e-6, maximum: 1e9, description: 'A: fixed cost of one order, in the currency of unit costs (1e-6 to 1e9)' };
+const holdingRate: JsonSchema = { type: 'number', minimum: 1e-6, maximum: 10, description: 'r: annual holding cost as a fraction of the unit cost (0.25 = 25 % a year; 1e-6 to 10)' };
 // the lower bounds keep S / k and k S / 2 finite for any portfolio, so an answer never holds an Infinity
 const kValue: JsonSchema = { type: 'number', minimum: 1e-6, maximum: 1e12, description: 'k = sqrt(2A / r): every EOQ is k sqrt(D / c) (1e-6 to 1e12)' };
 const targetOrders: JsonSchema = { type: 'number', minimum: 1e-6, maximum: 1e12, description: 'total orders per year of the portfolio; k = Σ sqrt(D c) / target' };
