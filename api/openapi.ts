@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { LinkSpec, RouteSpec, RouteTable } from './routes/define';
+import type { RouteSpec, RouteTable } from './routes/define';
 import { defineRoute } from './routes/define';
 import { errorSchema } from './routes/schemas';
 import type { JsonSchema } from './routes/validation';
@@ -18,37 +18,12 @@ function parameters(route: RouteSpec): unknown[] {
   return list;
 }
 
-export const operationId = (method: string, path: string) => `${method}_${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'root'}`;
-
-/**
- * A declared link as OpenAPI writes it. A link to an operation or parameter that does not exist would be published
- * without complaint and silently never followed, so it stops the document instead.
- */
-function openApiLink(byName: Map<string, RouteSpec>, from: string, name: string, link: LinkSpec): Record<string, unknown> {
-  const target = byName.get(link.operation);
-  if (!target) throw new Error(`${from}: link ${name} targets ${link.operation}, which is not a route`);
-  const known = new Set(parameters(target).map((p: any) => `${p.in}.${p.name}`));
-  for (const key of Object.keys(link.parameters ?? {})) {
-    const ok = key.includes('.') ? known.has(key) : [...known].some((k) => k.endsWith(`.${key}`));
-    if (!ok) throw new Error(`${from}: link ${name} sets parameter ${key}, which ${link.operation} does not take`);
-  }
-  if (link.requestBody !== undefined && !target.body) throw new Error(`${from}: link ${name} sends a body to ${link.operation}, which takes none`);
-  return {
-    operationId: operationId(target.method, target.path),
-    ...(link.parameters ? { parameters: link.parameters } : {}),
-    ...(link.requestBody !== undefined ? { requestBody: link.requestBody } : {}),
-    ...(link.description ? { description: link.description } : {}),
-  };
-}
-
 /** OpenAPI 3.1 built from the route table: the same schemas ajv enforces are the ones published. */
 export function buildOpenApi(table: RouteTable): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  const byName = new Map(table.routes.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r]));
   for (const r of table.routes) {
-    const from = `${r.method.toUpperCase()} ${r.path}`;
     const op: Record<string, unknown> = {
-      operationId: operationId(r.method, r.path),
+      operationId: `${r.method}_${r.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'root'}`,
       tags: [r.tag],
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
@@ -59,7 +34,6 @@ export function buildOpenApi(table: RouteTable): Record<string, unknown> {
           {
             description: resp.description,
             ...(resp.schema ? { content: { [resp.contentType ?? 'application/json']: { schema: resp.schema } } } : {}),
-            ...(resp.links ? { links: Object.fromEntries(Object.entries(resp.links).map(([name, l]) => [name, openApiLink(byName, from, name, l)])) } : {}),
           },
         ]),
       ),
