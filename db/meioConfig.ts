@@ -6,6 +6,10 @@ import type { RecordTable } from './records';
 
 export interface MeioScenarioRow extends MeioScenario {
   description: string | null;
+  /** the demand streams the meio step plans against (migration 034, domain/demand/streams.ts) */
+  demand_statistical: boolean;
+  demand_causal: boolean;
+  demand_maintenance: boolean;
   created_by: string | null;
   created_at: string;
   updated_at: string;
@@ -19,12 +23,13 @@ export const MEIO_SCENARIO_RECORD: RecordTable = {
     service_type: { type: 'text' }, target_service: { type: 'numeric' }, policy: { type: 'text' },
     review_period_weeks: { type: 'numeric' }, holding_rate: { type: 'numeric' }, ordering_cost: { type: 'numeric' },
     budget: { type: 'numeric' }, is_default: { type: 'bool' }, created_by: { type: 'text' },
+    demand_statistical: { type: 'bool' }, demand_causal: { type: 'bool' }, demand_maintenance: { type: 'bool' },
     created_at: { type: 'timestamptz', writable: false }, updated_at: { type: 'timestamptz', writable: false },
   },
 };
 
 const SCENARIO_COLUMNS = sql.fragment`id, name, description, service_type, target_service, policy, review_period_weeks, holding_rate,
-  ordering_cost, budget, is_default, created_by, created_at, updated_at`;
+  ordering_cost, budget, is_default, demand_statistical, demand_causal, demand_maintenance, created_by, created_at, updated_at`;
 
 /**
  * The scenario, locked until the transaction ends. Every write below a scenario (segment parameters, parameter sets)

@@ -14,6 +14,7 @@ export const SUPPLY_SCENARIO_RECORD: RecordTable = {
   columns: {
     id: { type: 'int', writable: false }, name: { type: 'text' }, description: { type: 'text' },
     param_overrides: { type: 'jsonb' }, is_default: { type: 'bool' }, created_by: { type: 'text' },
+    demand_statistical: { type: 'bool' }, demand_netted: { type: 'bool' }, demand_causal: { type: 'bool' }, demand_maintenance: { type: 'bool' },
     created_at: { type: 'timestamptz', writable: false }, updated_at: { type: 'timestamptz', writable: false },
   },
 };
@@ -24,6 +25,11 @@ export interface SupplyScenarioRow {
   description: string | null;
   param_overrides: Record<string, unknown>;
   is_default: boolean;
+  /** the demand streams the supply step plans against (migration 034, domain/demand/streams.ts) */
+  demand_statistical: boolean;
+  demand_netted: boolean;
+  demand_causal: boolean;
+  demand_maintenance: boolean;
   created_by: string | null;
   created_at: string;
   updated_at: string;
@@ -62,7 +68,8 @@ export function normaliseParamOverrides(raw: Record<string, unknown>): Record<st
 
 // ---------------------------------------------------------------- reads the supply step uses
 
-const COLUMNS = sql.fragment`id, name, description, param_overrides, is_default, created_by, created_at, updated_at`;
+const COLUMNS = sql.fragment`id, name, description, param_overrides, is_default, demand_statistical, demand_netted, demand_causal, demand_maintenance,
+  created_by, created_at, updated_at`;
 
 const withEngineView = (row: SupplyScenarioRow): SupplyScenario => ({
   ...row,

@@ -1,13 +1,17 @@
-import { loadMeioSettings } from '../../db/meioConfig';
+import { getMeioScenario, loadMeioSettings } from '../../db/meioConfig';
 import {
   dropMeioResultsOutside, groupCurves, meioScenarioForRun, meioSummary, networkSites, overridesOf, replaceMeioResults, weeklyValuesOfItems,
 } from '../../db/meioResults';
 import { routesOfItems } from '../../db/routes';
 import type { Tx } from '../../db/pool';
+import { supplyPlanningDate } from '../../db/supplyRuns';
+import { plannedWeeklyDistribution, type MeioDemandStreamSwitches } from '../../domain/demand/streams';
 import { weeklyDemandOf } from '../../domain/inventory/fittedDemand';
 import { NetworkCycleError, planItemNetwork, type MeioGroupResult, type MeioRoute, type MeioSite, type MeioSkuResult } from '../../domain/inventory/meio';
 import { allocateBudget } from '../../domain/inventory/portfolioBudget';
 import { resolveServiceTarget, type MeioSettings } from '../../domain/inventory/serviceTargets';
+import { DEFAULT_HORIZON } from '../../domain/supply/types';
+import { extraStreamsOfItems } from '../demand/streams';
 import { checkpoint } from '../jobs/activity';
 import type { SeriesStepHandler } from '../steps/types';
 
@@ -19,6 +23,12 @@ async function scenarioOf(run: { tx: Tx; meioScenarioId?: number | null }): Prom
   const id = await meioScenarioForRun(run.tx, run.meioScenarioId ?? null);
   if (id === null) throw new Error(`MEIO scenario ${run.meioScenarioId} not found`);
   return id;
+}
+
+/** The demand streams the scenario plans against (docs/INVENTORY_CONFIG.md "Which demand MEIO plans"). */
+async function streamsOf(tx: Tx, scenarioId: number): Promise<MeioDemandStreamSwitches> {
+  const row = (await getMeioScenario(tx, scenarioId))!;
+  return { statistical: row.demand_statistical, causal: row.demand_causal, maintenance: row.demand_maintenance };
 }
 
 interface Planned {
@@ -33,12 +43,14 @@ interface Planned {
  * empirical fit stands for.
  */
 async function planItems(
-  tx: Tx, pipelineId: number, scenarioId: number, settings: MeioSettings, itemIds: readonly number[], history: Map<string, number[]>,
+  tx: Tx, pipelineId: number, scenarioId: number, settings: MeioSettings, on: MeioDemandStreamSwitches, itemIds: readonly number[], history: Map<string, number[]>,
   caps: Map<number, number> = new Map(), onItem: (i: number) => void = () => {},
 ): Promise<Planned> {
   const [sites, routes, overrides] = await Promise.all([
     networkSites(tx, pipelineId, itemIds), routesOfItems(tx, itemIds), overridesOf(tx, pipelineId, scenarioId, itemIds),
   ]);
+  // the extra streams over the 52 weeks the supply step would plan from the same pipeline's planning date
+  const extra = await extraStreamsOfItems(tx, pipelineId, itemIds, on, await supplyPlanningDate(tx, pipelineId), DEFAULT_HORIZON);
   const sitesOf = new Map<number, typeof sites>();
   for (const s of sites) sitesOf.set(s.item_id, [...(sitesOf.get(s.item_id) ?? []), s]);
   const out: Planned = { skus: [], groups: [], cycles: [] };
@@ -50,7 +62,12 @@ async function planItems(
       const t = resolveServiceTarget(settings, s.segment_ids, o ? { sl_override: o.sl_override, fr_override: o.fr_override } : undefined);
       return {
         siteId: s.site_id,
-        demand: s.has_series ? weeklyDemandOf({ ...s, lead_time_weeks: s.dist_lead_time_weeks, mean: s.dist_mean, std: s.dist_std }, history.get(uid) ?? []) : null,
+        demand: s.has_series
+          ? plannedWeeklyDistribution(
+            weeklyDemandOf({ ...s, lead_time_weeks: s.dist_lead_time_weeks, mean: s.dist_mean, std: s.dist_std }, history.get(uid) ?? []),
+            { causal: extra.causal.get(uid), maintenance: extra.maintenance.get(uid) }, on, DEFAULT_HORIZON,
+          )
+          : null,
         hasSeries: s.has_series, unitCost: s.unit_cost, masterLeadTime: s.lead_time_weeks, moq: s.moq, orderMultiple: s.order_multiple,
         target: {
           service_type: t.service_type, target_service: t.target_service, holding_rate: t.holding_rate, ordering_cost: t.ordering_cost,
@@ -90,7 +107,7 @@ async function applyBudget(tx: Tx, jobId: string, pipelineId: number, scenarioId
   for (let k = 0; k < items.length; k += BUDGET_BATCH) {
     checkpoint({ phase: 'budget', done: k });
     const batch = items.slice(k, k + BUDGET_BATCH);
-    const planned = await planItems(tx, pipelineId, scenarioId, settings, batch, await weeklyValuesOfItems(tx, batch), allocation.caps);
+    const planned = await planItems(tx, pipelineId, scenarioId, settings, await streamsOf(tx, scenarioId), batch, await weeklyValuesOfItems(tx, batch), allocation.caps);
     await replaceMeioResults(tx, pipelineId, scenarioId, batch, planned.skus, planned.groups, jobId);
   }
   return `budget ${budget.toFixed(2)} binds: ${items.length} items planned again within their share; portfolio fill rate on the curves ${(100 * allocation.fillRate).toFixed(2)} %`;
@@ -98,7 +115,8 @@ async function applyBudget(tx: Tx, jobId: string, pipelineId: number, scenarioId
 
 /**
  * The meio step: per item across its network of sites, the safety-stock placement, the exact policy of every
- * stocking site and the item's service-versus-investment curve (domain/inventory/meio.ts), or for a repairable item
+ * stocking site and the item's service-versus-investment curve (domain/inventory/meio.ts) for the demand streams the
+ * scenario switches on (domain/demand/streams.ts), or for a repairable item
  * (failed units coming back along RETURN/REPAIR routes) VARI-METRIC's base stocks and curve; then a scenario budget,
  * if any, shared out over the items. Chunks hold whole items.
  */
@@ -111,7 +129,7 @@ export const meioStep: SeriesStepHandler = {
     const settings = (await loadMeioSettings(run.tx, scenarioId))!;
     const itemIds = [...new Set(series.map((s) => s.item_id))];
     const history = new Map(series.map((s) => [s.unique_id, Array.from(s.y)]));
-    const planned = await planItems(run.tx, pipelineId, scenarioId, settings, itemIds, history, new Map(), (i) => {
+    const planned = await planItems(run.tx, pipelineId, scenarioId, settings, await streamsOf(run.tx, scenarioId), itemIds, history, new Map(), (i) => {
       if (i > 0 && i % CHECKPOINT_EVERY === 0) checkpoint({ index: run.index, phase: 'meio', done: i });
     });
     const rows = await replaceMeioResults(run.tx, pipelineId, scenarioId, itemIds, planned.skus, planned.groups, run.jobId);

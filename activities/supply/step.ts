@@ -5,7 +5,7 @@ import { firmOrdersOfItems, migrateLegacyFirmOrders } from '../../db/firmOrders'
 import { salesReturnsOfItems } from '../../db/salesReturns';
 import { onHandOfItems, seriesInSegments, supplyRoutes, supplySites, type SupplySiteRow } from '../../db/supplyInputs';
 import { activeEdges } from '../../db/supersession';
-import { defaultSupplyScenarioId, getSupplyScenario, supplyScenarioSegments } from '../../db/supplyScenarios';
+import { defaultSupplyScenarioId, getSupplyScenario, supplyScenarioSegments, type SupplyScenario } from '../../db/supplyScenarios';
 import {
   completeSupplyRun, ensureSupplyRun, freeCapacity, replaceSupplyChunk, storedSupplyChecks, supplyPlanningDate, type ChunkResult, type SupplyRunRow,
 } from '../../db/supplyRuns';
@@ -13,6 +13,8 @@ import { planSupply } from '../../domain/supply/engine';
 import { resolveSiteParameters } from '../../domain/supply/lotSizing';
 import { DEFAULT_HORIZON, type SupplyItemInput } from '../../domain/supply/types';
 import { rollStock, stockSources, supersededItems } from '../../domain/supersession/effects';
+import { plannedWeeklyDemand } from '../../domain/demand/streams';
+import { extraStreamsOfItems } from '../demand/streams';
 import { checkpoint } from '../jobs/activity';
 import type { StepRun, SeriesStepHandler } from '../steps/types';
 
@@ -51,8 +53,11 @@ function alignedForecast(site: SupplySiteRow, planningDate: string, horizon: num
 }
 
 /** Loads the items' networks and assembles the engine's input, one SupplyItemInput per item. */
-async function inputsOf(tx: Tx, run: SupplyRunRow, itemIds: readonly number[], seriesIds: ReadonlySet<string>): Promise<SupplyItemInput[]> {
+async function inputsOf(tx: Tx, run: SupplyRunRow, scenario: SupplyScenario, itemIds: readonly number[], seriesIds: ReadonlySet<string>): Promise<SupplyItemInput[]> {
   const kcurve = await defaultKcurveScenario(tx, run.pipeline_id);
+  // which demand the plan covers is the scenario's (docs/SUPPLY.md "Which demand a plan covers")
+  const on = { statistical: scenario.demand_statistical, netted: scenario.demand_netted, causal: scenario.demand_causal, maintenance: scenario.demand_maintenance };
+  const extra = await extraStreamsOfItems(tx, run.pipeline_id, itemIds, on, run.planning_date, run.horizon);
   const [sites, routes, firm, returns] = await Promise.all([
     supplySites(tx, run.pipeline_id, kcurve?.id ?? null, itemIds),
     supplyRoutes(tx, itemIds),
@@ -83,7 +88,11 @@ async function inputsOf(tx: Tx, run: SupplyRunRow, itemIds: readonly number[], s
       override: { eoq_override: s.eoq_override },
     });
     // a site with a series outside the scenario's segments is still netted (its network needs it) but plans no own demand
-    const forecast = s.has_series && seriesIds.has(key) ? alignedForecast(s, run.planning_date, run.horizon) : new Float64Array(run.horizon);
+    const forecast = s.has_series && seriesIds.has(key)
+      ? plannedWeeklyDemand({
+        statistical: alignedForecast(s, run.planning_date, run.horizon), netted: extra.netted.get(key), causal: extra.causal.get(key), maintenance: extra.maintenance.get(key),
+      }, on, run.horizon)
+      : new Float64Array(run.horizon);
     byItem.get(s.item_id)!.sites.push({
       site_id: s.site_id, series_id: key, forecast, returns: returnsOf.get(key), on_hand: rolled.get(key) ?? s.on_hand, safety_stock: p.safety_stock, lot: p.lot, unit_cost: s.unit_cost,
     });
@@ -97,7 +106,8 @@ async function inputsOf(tx: Tx, run: SupplyRunRow, itemIds: readonly number[], s
 
 /**
  * The supply step (spec §4.8, document 2 §4.2): per item across its network, the 52-week plan of the pure engine
- * (domain/supply/engine.ts) from the best-method forecasts, stock, firm orders, sales returns and the meio and eoq
+ * (domain/supply/engine.ts) from the demand streams the scenario switches on (the best-method forecast, netted,
+ * causal and maintenance demand; domain/demand/streams.ts), stock, firm orders, sales returns and the meio and eoq
  * results. Chunks hold whole items; they share site capacity through supply_capacity_used. The supply scenario's
  * segments, when it has any, narrow the series whose forecast is planned.
  */
@@ -111,7 +121,7 @@ export const supplyStep: SeriesStepHandler = {
       ? await seriesInSegments(run.tx, series.map((s) => s.unique_id), settings.segmentIds)
       : new Set(series.map((s) => s.unique_id));
     const itemIds = [...new Set(series.filter((s) => inScope.has(s.unique_id)).map((s) => s.item_id))];
-    const input = await inputsOf(run.tx, row, itemIds, inScope);
+    const input = await inputsOf(run.tx, row, settings.scenario, itemIds, inScope);
     checkpoint({ index: run.index, phase: 'plan', items: itemIds.length });
     const capacity = await freeCapacity(run.tx, row.run_id, row.planning_date, row.horizon, itemIds);
     const result = planSupply({

@@ -60,6 +60,7 @@ describe('scenarios', () => {
     expect(res.body).toEqual({
       id: expect.any(Number), name: 'Base', description: null, service_type: 'fill_rate', target_service: 0.95, policy: 'rQ',
       review_period_weeks: 1, holding_rate: 0.25, ordering_cost: 50, budget: null, is_default: false,
+      demand_statistical: true, demand_causal: false, demand_maintenance: true,
       created_by: tenant.planner.email, created_at: ts, updated_at: ts,
     });
     const one = await t.call('get', `${SCENARIOS}/${res.body.id}`, { token });
@@ -77,6 +78,7 @@ describe('scenarios', () => {
     const body = {
       name: uniqueName('Full'), description: 'Spare parts, periodic review', service_type: 'cycle_service', target_service: 0.985,
       policy: 'sS', review_period_weeks: 2.5, holding_rate: 0.18, ordering_cost: 0, budget: 1250000.5, is_default: false,
+      demand_statistical: false, demand_causal: true, demand_maintenance: false,
     };
     const created = await createScenario(body);
     expect(created).toEqual({ ...body, id: expect.any(Number), created_by: a.planner.email, created_at: ts, updated_at: ts });

@@ -16,6 +16,9 @@ const uniqueName = (label: string) => `${label} ${(seq += 1)}`;
 
 const SCENARIOS = '/api/supply/scenarios';
 
+/** docs/SUPPLY.md "Which demand a plan covers" (test/api/demandStreams.test.ts tests the switches) */
+const DEFAULT_STREAMS = { demand_statistical: true, demand_netted: false, demand_causal: false, demand_maintenance: true };
+
 const DEFAULT_EFFECTIVE = {
   firm_orders_block_horizon: false, respect_lead_time: false, late_orders: 'flag', max_delay_weeks: null, expedite: true, excess_cover_weeks: 13,
 };
@@ -59,7 +62,7 @@ describe('scenarios', () => {
     expect([list.status, list.headers['x-total-count']]).toEqual([200, '1']);
     expect(list.body).toEqual([{
       id: expect.any(Number), name: 'Base', description: 'Default supply scenario: both document 2 §4.2 flags off', param_overrides: {},
-      effective: DEFAULT_EFFECTIVE, is_default: true, created_by: null, created_at: ts, updated_at: ts,
+      effective: DEFAULT_EFFECTIVE, is_default: true, ...DEFAULT_STREAMS, created_by: null, created_at: ts, updated_at: ts,
     }]);
     const id = await q(tenant.accountId, (tx) => defaultSupplyScenarioId(tx));
     expect(id).toBe(list.body[0].id);
@@ -72,7 +75,7 @@ describe('scenarios', () => {
     const res = await t.call('post', SCENARIOS, { token, body: { name: '  Tight  ' } });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.any(Number), name: 'Tight', description: null, param_overrides: {}, effective: DEFAULT_EFFECTIVE, is_default: false,
+      id: expect.any(Number), name: 'Tight', description: null, param_overrides: {}, effective: DEFAULT_EFFECTIVE, is_default: false, ...DEFAULT_STREAMS,
       created_by: tenant.planner.email, created_at: ts, updated_at: ts,
     });
     const one = await t.call('get', `${SCENARIOS}/${res.body.id}`, { token });
@@ -84,7 +87,7 @@ describe('scenarios', () => {
       id: expect.any(Number), name: 'Firm block', description: 'frozen zone',
       param_overrides: { firm_orders_block_horizon: true, late_orders: 'arrive_late' },
       effective: { ...DEFAULT_EFFECTIVE, firm_orders_block_horizon: true, late_orders: 'arrive_late' },
-      is_default: false, created_by: tenant.planner.email, created_at: ts, updated_at: ts,
+      is_default: false, ...DEFAULT_STREAMS, created_by: tenant.planner.email, created_at: ts, updated_at: ts,
     });
     const list = await t.call('get', SCENARIOS, { token });
     expect([list.status, list.headers['x-total-count'], list.body]).toEqual([200, '3', [base, res.body, second]]);
@@ -283,7 +286,7 @@ describe('param-overrides', () => {
     expect((await t.call('get', `${SCENARIOS}/${s.id}`, { token: plain })).body).toEqual(res.body);
     const scenario = await q(a.accountId, (tx) => getSupplyScenario(tx, s.id));
     expect(scenario).toEqual({
-      id: s.id, name: s.name, description: null, is_default: false, created_by: a.planner.email, created_at: ts, updated_at: ts,
+      id: s.id, name: s.name, description: null, is_default: false, ...DEFAULT_STREAMS, created_by: a.planner.email, created_at: ts, updated_at: ts,
       param_overrides: res.body.param_overrides,
       flags: { firm_orders_block_horizon: false, respect_lead_time: true },
       options: { lateOrders: 'arrive_late', maxDelayWeeks: 0, expedite: false, excessCoverWeeks: 6.5 },

@@ -30,6 +30,9 @@ export const meioScenarioView = (r: MeioScenarioRow) => ({
   ordering_cost: r.ordering_cost,
   budget: r.budget,
   is_default: r.is_default,
+  demand_statistical: r.demand_statistical,
+  demand_causal: r.demand_causal,
+  demand_maintenance: r.demand_maintenance,
   created_by: r.created_by,
   created_at: r.created_at,
   updated_at: r.updated_at,
@@ -126,7 +129,7 @@ export function registerMeioConfigRoutes(table: RouteTable): void {
       list: 'MEIO scenarios, ordered by id unless `sort` says otherwise. The total count is in the `X-Total-Count` header.',
       get: 'A MEIO scenario: the service target, policy and costs a meio run starts from, before segment parameters, parameter sets and IO overrides (docs/INVENTORY_CONFIG.md).',
       create:
-        'Defaults: service_type fill_rate, target_service 0.95, policy rQ, review_period_weeks 1, holding_rate 0.25 (a year, of the unit cost), ordering_cost 50, budget null (no cap), is_default false. `is_default: true` unmarks the previous default. Needs can_run_process or an admin role.',
+        'Defaults: service_type fill_rate, target_service 0.95, policy rQ, review_period_weeks 1, holding_rate 0.25 (a year, of the unit cost), ordering_cost 50, budget null (no cap), is_default false, demand_statistical true, demand_causal false, demand_maintenance true (docs/INVENTORY_CONFIG.md "Which demand MEIO plans"). `is_default: true` unmarks the previous default. Needs can_run_process or an admin role.',
       update: 'Partial: only the fields sent change. `is_default: true` unmarks the previous default; `false` on the default leaves the tenant without one.',
       delete: 'Its segment parameters and parameter sets (with their segment links) go with it. The default scenario may be deleted too: the tenant is then left without one.',
     },

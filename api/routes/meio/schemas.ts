@@ -31,6 +31,23 @@ const budget: JsonSchema = nullable({
 const isDefault: JsonSchema = { type: 'boolean', description: 'at most one scenario is the default: marking one unmarks the others' };
 const description: JsonSchema = nullable({ type: 'string', maxLength: 2000 });
 
+/**
+ * docs/INVENTORY_CONFIG.md "Which demand MEIO plans"; the rule is domain/demand/streams.ts plannedWeeklyDistribution.
+ * No netted switch: MEIO plans a steady-state weekly distribution, which netting's few current weeks do not change.
+ */
+const demandSwitches: Record<string, JsonSchema> = {
+  demand_statistical: { type: 'boolean', description: "plan the series' fitted weekly demand distribution (the distribution step's; default true)" },
+  demand_causal: {
+    type: 'boolean',
+    description: "add the stored causal demand of the series (docs/CAUSAL.md, the causal scenario last run for the pipeline): its mean over the next 52 weeks, as Poisson failure counts. Off by default: it models the failures the fitted distribution already learnt from history, so with both on that demand counts twice",
+  },
+  demand_maintenance: {
+    type: 'boolean',
+    description: "add the parts planned maintenance events consume at the series (docs/MAINTENANCE.md) over the next 52 weeks from the planning date, by the mean and variance of that weekly demand (default true)",
+  },
+};
+const demandDefaults = { demand_statistical: true, demand_causal: false, demand_maintenance: true } as const;
+
 export const scenarioSchema: JsonSchema = out({
   id: { type: 'integer' },
   name: { type: 'string' },
@@ -43,6 +60,7 @@ export const scenarioSchema: JsonSchema = out({
   ordering_cost: { type: 'number' },
   budget: nullable({ type: 'number', description: 'null: no investment cap' }),
   is_default: { type: 'boolean' },
+  ...demandSwitches,
   created_by: nullable({ type: 'string', description: 'e-mail of the user who created it' }),
   created_at: { type: 'string', format: 'date-time' },
   updated_at: { type: 'string', format: 'date-time' },
@@ -60,6 +78,7 @@ export const createScenarioBody = obj(
     ordering_cost: { ...orderingCost, default: 50 },
     budget: { ...budget, default: null },
     is_default: { ...isDefault, default: false },
+    ...Object.fromEntries(Object.entries(demandSwitches).map(([k, v]) => [k, { ...v, default: demandDefaults[k as keyof typeof demandDefaults] }])),
   },
   ['name'],
 );
@@ -67,7 +86,7 @@ export const createScenarioBody = obj(
 export const updateScenarioBody = obj(
   {
     name: nameSchema, description, service_type: serviceType, target_service: targetService, policy, review_period_weeks: reviewPeriod,
-    holding_rate: holdingRate, ordering_cost: orderingCost, budget, is_default: isDefault,
+    holding_rate: holdingRate, ordering_cost: orderingCost, budget, is_default: isDefault, ...demandSwitches,
   },
   [], { minProperties: 1 },
 );

@@ -60,6 +60,21 @@ const effective: JsonSchema = out({
   excess_cover_weeks: { type: 'number' },
 });
 
+/** docs/SUPPLY.md "Which demand a plan covers"; the rule is domain/demand/streams.ts plannedWeeklyDemand. */
+const demandSwitches: Record<string, JsonSchema> = {
+  demand_statistical: { type: 'boolean', description: "plan the series' best-method (statistical) forecast (default true)" },
+  demand_netted: {
+    type: 'boolean',
+    description: "in the weeks of the pipeline's last netting period, plan what consumption left of the statistical forecast (the netted forecast, docs/NETTING.md) instead of the forecast itself; nothing changes while demand_statistical is false or the pipeline has no netting refresh (default false)",
+  },
+  demand_causal: {
+    type: 'boolean',
+    description: "add the stored causal demand of the series (docs/CAUSAL.md): the site rows of the causal scenario last run for the pipeline, else for no pipeline. Off by default: it models the failures the statistical forecast already learnt from history, so with both on that demand counts twice",
+  },
+  demand_maintenance: { type: 'boolean', description: "add the parts planned maintenance events consume at the series (docs/MAINTENANCE.md, the events as defined) in the weeks they happen (default true)" },
+};
+const demandDefaults = { demand_statistical: true, demand_netted: false, demand_causal: false, demand_maintenance: true } as const;
+
 const scenarioSchema: JsonSchema = out({
   id: { type: 'integer' },
   name: { type: 'string' },
@@ -67,6 +82,7 @@ const scenarioSchema: JsonSchema = out({
   param_overrides: storedOverrides,
   effective: { ...effective, description: 'what a supply run applies: the overrides over the defaults (both flags off)' },
   is_default: { type: 'boolean', description: 'the scenario run-all plans with; exactly one is' },
+  ...demandSwitches,
   created_by: nullable({ type: 'string', description: 'e-mail of the user who created it' }),
   created_at: { type: 'string', format: 'date-time' },
   updated_at: { type: 'string', format: 'date-time' },
@@ -81,11 +97,12 @@ const createBody = obj(
     description: { ...description, default: null },
     param_overrides: { ...paramOverrides, default: {} },
     is_default: { ...isDefault, default: false },
+    ...Object.fromEntries(Object.entries(demandSwitches).map(([k, v]) => [k, { ...v, default: demandDefaults[k as keyof typeof demandDefaults] }])),
   },
   ['name'],
 );
 
-const updateBody = obj({ name: nameSchema, description, param_overrides: paramOverrides, is_default: isDefault }, [], { minProperties: 1 });
+const updateBody = obj({ name: nameSchema, description, param_overrides: paramOverrides, is_default: isDefault, ...demandSwitches }, [], { minProperties: 1 });
 
 const segmentIds: JsonSchema = {
   type: 'array', items: id32, uniqueItems: true, maxItems: 10000,
@@ -116,6 +133,10 @@ export const supplyScenarioView = (r: SupplyScenarioRow) => {
       excess_cover_weeks: o.excessCoverWeeks,
     },
     is_default: r.is_default,
+    demand_statistical: r.demand_statistical,
+    demand_netted: r.demand_netted,
+    demand_causal: r.demand_causal,
+    demand_maintenance: r.demand_maintenance,
     created_by: r.created_by,
     created_at: r.created_at,
     updated_at: r.updated_at,
@@ -164,7 +185,7 @@ export function registerSupplyScenarioRoutes(table: RouteTable): void {
       list: 'Ordered by id unless `sort` says otherwise; every tenant starts with the default scenario `Base` (both flags off). The total count is in the `X-Total-Count` header.',
       get: 'A supply scenario: its parameter overrides as stored and `effective`, what a supply run applies (overrides over the defaults). Its segments are at `/segments`.',
       create:
-        'Defaults: description null, param_overrides {} (both flags off, engine defaults), is_default false. `param_overrides` takes the same keys, checks and coercion as `PUT /param-overrides`. `is_default: true` unmarks the previous default. Names are unique ignoring case (409). Needs can_run_process or an admin role.',
+        'Defaults: description null, param_overrides {} (both flags off, engine defaults), is_default false, demand_statistical true, demand_netted false, demand_causal false, demand_maintenance true (docs/SUPPLY.md "Which demand a plan covers"). `param_overrides` takes the same keys, checks and coercion as `PUT /param-overrides`. `is_default: true` unmarks the previous default. Names are unique ignoring case (409). Needs can_run_process or an admin role.',
       update:
         'Partial: only the fields sent change; `param_overrides` is replaced as a whole. `is_default: true` unmarks the previous default; `is_default: false` on the default is a 409 (a tenant always has one default: mark another scenario instead).',
       delete:
