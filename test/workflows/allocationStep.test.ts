@@ -65,12 +65,13 @@ type Row = { supply_id: string; demand_id: string; item_id: number; site_id: num
  * - X: FIRM (arrives week 2) to week 2 is worth 3.00 a unit, to week 1 (1 late) 2.95; SO (week 1) is worth 2.55 to
  *   either. All 12 units are served; FIRM 10 → week 2 and SO 2 → week 1 (35.1) beats any split (35.1 − 0.05 t).
  * - Y: SO (week 1) → week 0 is 0.80 (1 late), → week 8 0.85; FIRM (week 8) → week 0 is 0.60 (8 late), → week 8 1.00.
- *   SO → week 0 and FIRM → week 8: 9.0. The greedy serves week 0 first and prefers the firm order there: 7.25.
+ *   SO → week 0 and FIRM → week 8: 9.0. The greedy takes the highest arc first, FIRM → week 8, then SO → week 0: the
+ *   same 9.0 (when it ranked on time before late it served week 0 first with the firm order, 8 weeks late: 7.25).
  * - Z: firm and engine tie on time; the firm order (1.0 > 0.85) serves: 4.0.
  * - V: each week only on time from its own arrival: 3 × 3 × 1.7 = 15.3.
  * - Q: the firm order before week 0 arrives in week 0, the one in week 60 in week 51 (unclamped it would be 9 late,
  *   past the cap): 4.0.
- * LP 67.4, greedy 65.65.
+ * LP 67.4, greedy 67.4 (it was 65.65 before the greedy ranked supplies by value as the LP does).
  */
 function expectedLpRows(): Row[] {
   const { items: i, site, so, firm } = seed;
@@ -103,7 +104,7 @@ test('the step allocates the newest completed supply run through Temporal: pool 
   expect(log).toEqual(expect.arrayContaining([
     `allocation: supply run ${seed.supplyRunId} (pipeline ${pipelineId}, supply scenario ${scenarioId}, planning date 2026-01-05): pool 11 supplies (6 SO_, 5 FIRM_), `
       + `10 demand lines from 5 SKU-sites (opening stock served 5 of 44; ABC configuration ${seed.abcConfig}, 2 SKU-sites without class)`,
-    expect.stringMatching(/^allocation: LP objective 67\.4 \([\d,]+ ms\), greedy objective 65\.65 \([\d,]+ ms\), greedy at 97\.40 % of the LP; stored the LP allocation: 10 rows, 39 of 39 demand served \(5 late\) from 51 supply in 5 item-site groups$/),
+    expect.stringMatching(/^allocation: LP objective 67\.4 \([\d,]+ ms\), greedy objective 67\.4 \([\d,]+ ms\), greedy at 100\.00 % of the LP; stored the LP allocation: 10 rows, 39 of 39 demand served \(5 late\) from 51 supply in 5 item-site groups$/),
   ]));
 
   // exactly the hand-computed optimum: legacy engine rows, dead firm orders and other runs stayed out
@@ -116,7 +117,7 @@ test('the step allocates the newest completed supply run through Temporal: pool 
     n_supplies: 11, n_demands: 10, supply_qty: 51, demand_qty: 39, allocated_qty: 39,
   });
   expect(run.lp_objective).toBeCloseTo(67.4, 9);
-  expect(run.greedy_objective).toBeCloseTo(65.65, 9);
+  expect(run.greedy_objective).toBeCloseTo(67.4, 9);
   expect(run.summary).toMatchObject({
     planning_date: '2026-01-05', now: '2026-01-05T00:00:00.000Z', abc_config_id: seed.abcConfig, unclassified_sku_sites: 2,
     arcs: expect.any(Number), groups: 5, slices: 1, max_lp_arcs: 1_000_000,
@@ -124,7 +125,7 @@ test('the step allocates the newest completed supply run through Temporal: pool 
     demand: { sku_sites: 5, forecast_qty: 44, opening_served_qty: 5, lines: 10 },
     greedy: { served_qty: 39, late_qty: 5 }, lp: { served_qty: 39, late_qty: 5, highs_version: expect.any(String) },
   });
-  expect(run.summary.greedy_pct_of_lp).toBeCloseTo((100 * 65.65) / 67.4, 3);
+  expect(run.summary.greedy_pct_of_lp).toBeCloseTo(100, 3);
 
   // the same input straight through the domain: the same objectives and the same allocation
   const problem = handProblem();
@@ -151,7 +152,7 @@ test('the read API shows the run with both objectives and its results, filtered 
   expect(list.headers['x-total-count']).toBe('1');
   expect(list.body).toHaveLength(1);
   expect(list.body[0]).toMatchObject({ run_id: jobId, supply_run_id: seed.supplyRunId, parent_job_id: null, status: 'completed', method: 'lp', n_supplies: 11, n_demands: 10 });
-  expect(list.body[0].greedy_pct_of_lp).toBeCloseTo((100 * 65.65) / 67.4, 9);
+  expect(list.body[0].greedy_pct_of_lp).toBeCloseTo(100, 9);
 
   const firm = await t.call('get', `/api/supply/allocations/${jobId}/results`, { token: planner, query: { is_firm: 1 } });
   expect(firm.status).toBe(200);
@@ -191,15 +192,12 @@ describe('the activity again, as a retry or with other limits', () => {
     expect(r).toMatchObject({ method: 'greedy', lp_objective: null });
     const run = await runRow(id);
     expect(run).toMatchObject({ method: 'greedy', lp_objective: null, allocated_qty: 39 });
-    expect(run.greedy_objective).toBeCloseTo(65.65, 9);
+    expect(run.greedy_objective).toBeCloseTo(67.4, 9);
     expect(run.summary.method_reason).toMatch(/^\d+ arcs exceed the LP limit of 0$/);
-    const { items: i, so, firm } = seed;
     const rows = await resultRows(id);
-    // only Y differs from the LP: the firm order goes to week 0, eight weeks late
-    expect(rows.filter((x) => x.item_id === i.Y).map((x) => [x.supply_id, x.demand_id, x.qty, x.arrival_week - x.due_week])).toEqual([
-      [`FIRM_${firm.Y}`, line(i.Y, 0), 5, 8], [`SO_${so.Y}`, line(i.Y, 8), 5, -7],
-    ]);
-    expect(rows.filter((x) => x.item_id !== i.Y)).toEqual(expectedLpRows().filter((x) => x.item_id !== i.Y));
+    // The greedy gives the LP's allocation here, Y included: the firm order to week 8 on time (1.00 a unit) rather
+    // than to week 0 eight weeks late (0.60), where a greedy ranking on time before late had put it.
+    expect(rows).toEqual(expectedLpRows());
     const c = await compareAllocations(handProblem());
     expect(rows.map((x) => ({ supply_id: x.supply_id, demand_id: x.demand_id, qty: x.qty }))).toEqual(expect.arrayContaining(asDomainRows(c.greedy.allocations)));
   });

@@ -25,19 +25,19 @@ describe('LP optimum on hand cases (default parameters: A/B/C 3/2/1, 0.05 per we
     expect(r.allocations.map((a) => a.is_firm)).toEqual([1, 1, 0]);
   });
 
-  it('beats the greedy when the earliest supply should go to the lower-priority, earlier-due line', async () => {
-    // Greedy serves the A line (due 20) first from the earliest on-time supply SO_1, leaving the B line (due 5) with
-    // SO_2, 5 weeks late: 10 * 2.55 + 10 * (1.7 - 0.25) = 40. The LP swaps them, all on time: 25.5 + 17 = 42.5.
+  it('beats the greedy when a firm order the higher line could do without is all the lower line can use', async () => {
+    // The greedy serves the highest arc first: FIRM_1 to the B line (2.0), and the C line (due 10) has nothing else
+    // within 8 weeks: 10 * 2 = 20. The LP gives FIRM_1 to the C line and SO_1 (on time for the B line) to B: 27.
     const problem = {
-      supplies: [sup('SO_1', 10, 0), sup('SO_2', 10, 10)],
-      demands: [dem('D1', 10, 20, 'A'), dem('D2', 10, 5, 'B')],
+      supplies: [sup('FIRM_1', 10, 10), sup('SO_1', 10, 30)],
+      demands: [dem('D1', 10, 10, 'C'), dem('D2', 10, 40, 'B')],
     };
     const cmp = await compareAllocations(problem);
-    expect(pairs(cmp.lp)).toEqual(['SO_2->D1:10', 'SO_1->D2:10']);
-    expect(pairs(cmp.greedy)).toEqual(['SO_1->D1:10', 'SO_2->D2:10']);
-    expect(cmp.lp_objective).toBeCloseTo(42.5, 9);
-    expect(cmp.greedy_objective).toBeCloseTo(40, 12);
-    expect(cmp.greedy_pct_of_lp).toBeCloseTo((100 * 40) / 42.5, 6);
+    expect(pairs(cmp.lp)).toEqual(['FIRM_1->D1:10', 'SO_1->D2:10']);
+    expect(pairs(cmp.greedy)).toEqual(['FIRM_1->D2:10']);
+    expect(cmp.lp_objective).toBeCloseTo(27, 9);
+    expect(cmp.greedy_objective).toBeCloseTo(20, 12);
+    expect(cmp.greedy_pct_of_lp).toBeCloseTo((100 * 20) / 27, 6);
   });
 
   it('short supply goes by priority; groups are independent', async () => {
