@@ -43,21 +43,6 @@ const COLUMNS = sql.fragment`id, pipeline_id, scenario_id, to_char(archive_date,
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/**
- * Freeze rule 2: a replay override (the environment's PLANNING_DATE_OVERRIDE, passed in by the caller), the
- * pipeline's stored planning date, the tenant-wide one stored under pipeline id −1, else today (UTC).
- */
-export async function effectivePlanningDate(tx: Tx, pipelineId: number, override: string | null | undefined): Promise<{ date: string; source: 'override' | 'pipeline' | 'global' | 'today' }> {
-  if (override && ISO_DATE.test(override)) return { date: override, source: 'override' };
-  const rows = (await tx.any(sql.unsafe`
-    SELECT pipeline_id, to_char(planning_date, 'YYYY-MM-DD') AS planning_date FROM pipeline_planning_dates WHERE pipeline_id IN (${pipelineId}, -1)`)) as ReadonlyArray<{ pipeline_id: number; planning_date: string }>;
-  const own = rows.find((r) => r.pipeline_id === pipelineId);
-  if (own) return { date: own.planning_date, source: 'pipeline' };
-  const global = rows.find((r) => r.pipeline_id === -1);
-  if (global) return { date: global.planning_date, source: 'global' };
-  return { date: new Date().toISOString().slice(0, 10), source: 'today' };
-}
-
 /** Freeze rule 1: the Monday of the date's week. */
 export function mondayOf(date: string): string {
   const t = Date.parse(`${date}T00:00:00Z`);

@@ -4,7 +4,6 @@
  * edges are active (rule 1), the reads and writes of the API, and the cycle guard of the import run.
  */
 import type { ImportMode } from './importStaging';
-import { effectivePlanningDate } from './history';
 import { sql, type Tx } from './pool';
 import { cycleMessage, SupersessionGraph, type ChainEdge } from '../domain/supersession/chains';
 import type { Edge, EdgeKey } from '../domain/supersession/edges';
@@ -50,22 +49,6 @@ export async function activeEdges(tx: Tx, asOf: string): Promise<Edge[]> {
   return readEdges(async () => [...(await tx.any(sql.unsafe`
     SELECT ${EDGE_COLUMNS} FROM supersession e
     WHERE e.effective_date IS NULL OR e.effective_date <= ${asOf}::date ORDER BY e.id`))] as Edge[]);
-}
-
-export interface PlanningToday {
-  date: string;
-  /** planning_date: the tenant's stored planning date (pipeline id −1); today: none is stored, the UTC calendar date */
-  source: 'planning_date' | 'today';
-}
-
-/**
- * The tenant's planning today, the reference date of rule 1 when no `as_of` is given: the tenant-wide planning date
- * stored under pipeline id −1 (the same resolution as the freeze, db/history.ts), else today in UTC. A stored date
- * always wins over the calendar.
- */
-export async function planningToday(tx: Tx): Promise<PlanningToday> {
-  const e = await effectivePlanningDate(tx, -1, null);
-  return { date: e.date, source: e.source === 'today' ? 'today' : 'planning_date' };
 }
 
 /** Serialises the writers of edges (API writes, import runs), so two of them cannot each add half of a cycle. */

@@ -10,20 +10,6 @@ import { sql, type Tx } from './pool';
 
 const items = (ids: readonly number[]) => sql.array(ids, 'int4');
 
-/**
- * Week 0 of a pipeline's supply plan: the pipeline's `settings.planning_date` when a planner set one, else the first
- * week of its forecasts (the week after the last week of history), else the Monday after the last week of history,
- * else this week's Monday.
- */
-export async function supplyPlanningDate(tx: Tx, pipelineId: number): Promise<string> {
-  return (await tx.oneFirst(sql.unsafe`
-    SELECT to_char(COALESCE(
-      (SELECT (settings->>'planning_date')::date FROM scenario_pipelines WHERE id = ${pipelineId} AND settings->>'planning_date' ~ '^\\d{4}-\\d{2}-\\d{2}$'),
-      (SELECT max(start_week) FROM forecast_results WHERE pipeline_id = ${pipelineId}),
-      (SELECT max(week) + 7 FROM series_weekly),
-      date_trunc('week', now())::date), 'YYYY-MM-DD')`)) as string;
-}
-
 export interface SupplyRunRow {
   run_id: string;
   pipeline_id: number;

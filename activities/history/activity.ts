@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { applyRetention, effectivePlanningDate, freezeVersion, mondayOf, type VersionRow } from '../../db/history';
+import { applyRetention, freezeVersion, mondayOf, type VersionRow } from '../../db/history';
+import { resolvePlanningDate } from '../../db/planningDate';
 import { appendLog, insertJob } from '../../db/jobs';
 import { getPipeline } from '../../db/pipelines';
 import { withTenant, type Db } from '../../db/pool';
@@ -33,7 +34,7 @@ export interface FreezeResult {
 export function createHistoryActivities({ db }: { db: Db }) {
   const freezeInTransaction = (input: FreezeInput): Promise<FreezeResult> => withTenant(db, input.accountId, async (tx) => {
     if (!(await getPipeline(tx, input.pipelineId))) throw ApplicationFailure.nonRetryable(`freeze: pipeline ${input.pipelineId} not found`, 'NoPipeline');
-    const planning = await effectivePlanningDate(tx, input.pipelineId, process.env.PLANNING_DATE_OVERRIDE);
+    const planning = await resolvePlanningDate(tx, input.pipelineId);
     const archiveDate = mondayOf(planning.date);
     // a table's copy runs from its onTable call to the next one; the last span (on_hand) also holds the KPIs and the
     // registry update. The log line carries them so a slow freeze says which table it spent its time on.

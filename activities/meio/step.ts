@@ -4,7 +4,7 @@ import {
 } from '../../db/meioResults';
 import { routesOfItems } from '../../db/routes';
 import type { Tx } from '../../db/pool';
-import { supplyPlanningDate } from '../../db/supplyRuns';
+import { resolvePlanningDate } from '../../db/planningDate';
 import { plannedWeeklyDistribution, type MeioDemandStreamSwitches } from '../../domain/demand/streams';
 import { weeklyDemandOf } from '../../domain/inventory/fittedDemand';
 import { NetworkCycleError, planItemNetwork, type MeioGroupResult, type MeioRoute, type MeioSite, type MeioSkuResult } from '../../domain/inventory/meio';
@@ -50,7 +50,7 @@ async function planItems(
     networkSites(tx, pipelineId, itemIds), routesOfItems(tx, itemIds), overridesOf(tx, pipelineId, scenarioId, itemIds),
   ]);
   // the extra streams over the 52 weeks the supply step would plan from the same pipeline's planning date
-  const extra = await extraStreamsOfItems(tx, pipelineId, itemIds, on, await supplyPlanningDate(tx, pipelineId), DEFAULT_HORIZON);
+  const extra = await extraStreamsOfItems(tx, pipelineId, itemIds, on, (await resolvePlanningDate(tx, pipelineId)).date, DEFAULT_HORIZON);
   const sitesOf = new Map<number, typeof sites>();
   for (const s of sites) sitesOf.set(s.item_id, [...(sitesOf.get(s.item_id) ?? []), s]);
   const out: Planned = { skus: [], groups: [], cycles: [] };

@@ -4,10 +4,11 @@ import type { Tx } from '../../db/pool';
 import { firmOrdersOfItems, migrateLegacyFirmOrders } from '../../db/firmOrders';
 import { salesReturnsOfItems } from '../../db/salesReturns';
 import { onHandOfItems, seriesInSegments, supplyRoutes, supplySites, type SupplySiteRow } from '../../db/supplyInputs';
+import { resolvePlanningDate } from '../../db/planningDate';
 import { activeEdges } from '../../db/supersession';
 import { defaultSupplyScenarioId, getSupplyScenario, supplyScenarioSegments, type SupplyScenario } from '../../db/supplyScenarios';
 import {
-  completeSupplyRun, ensureSupplyRun, freeCapacity, replaceSupplyChunk, storedSupplyChecks, supplyPlanningDate, type ChunkResult, type SupplyRunRow,
+  completeSupplyRun, ensureSupplyRun, freeCapacity, replaceSupplyChunk, storedSupplyChecks, type ChunkResult, type SupplyRunRow,
 } from '../../db/supplyRuns';
 import { planSupply } from '../../domain/supply/engine';
 import { resolveSiteParameters } from '../../domain/supply/lotSizing';
@@ -34,7 +35,7 @@ async function runRowOf(run: Pick<StepRun, 'tx' | 'jobId' | 'scope' | 'supplySce
   const { run: row, created } = await ensureSupplyRun(
     run.tx,
     { run_id: run.jobId, pipeline_id: pipelineId, scenario_id: s.scenario.id, horizon: DEFAULT_HORIZON, flags: { ...s.scenario.flags }, created_by: null },
-    () => supplyPlanningDate(run.tx, pipelineId),
+    async () => (await resolvePlanningDate(run.tx, pipelineId)).date,
   );
   if (created) await migrateLegacyFirmOrders(run.tx);
   return row;

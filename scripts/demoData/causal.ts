@@ -5,7 +5,7 @@
  * one customer's fleet, and two scenarios, "Baseline" and "Usage +20 %". Idempotent: a tenant that has any asset type
  * is left as is. No run is started: POST /api/causal/scenarios/run computes the results.
  */
-import { effectivePlanningDate } from '../../db/history';
+import { resolvePlanningDate, TENANT_PIPELINE } from '../../db/planningDate';
 import {
   ASSET_RECORD, ASSET_TYPE_RECORD, assetTypeCount, BOM_RECORD, COVERAGE_RECORD, customerByCode, DEPLOYMENT_RECORD, FAILURE_RATE_RECORD,
   firstSeriesKeys, FLEET_PLAN_RECORD, SCENARIO_RECORD, USAGE_RECORD, usageTypeId,
@@ -20,7 +20,7 @@ export async function seedDemoCausal(tx: Tx): Promise<{ asset_types: number; ass
   const parts = await firstSeriesKeys(tx, 3);
   if (parts.length === 0) return none;
   const part = (k: number) => parts[k % parts.length];
-  const today = mondayOf((await effectivePlanningDate(tx, -1, null)).date);
+  const today = mondayOf((await resolvePlanningDate(tx, TENANT_PIPELINE)).date);
   const hours = await usageTypeId(tx, 'hours');
   const id = async (t: Parameters<typeof insertRecord>[1], v: Record<string, unknown>) => (await insertRecord(tx, t, v)).id as number;
 

@@ -4,7 +4,7 @@
  * their parts taken from the first series, and two scenarios, "Baseline" (no changes) and "Deferred 4 weeks" (the
  * A-check 4 weeks later, the shutdown moved a week). Idempotent: a tenant that has any maintenance event is left as is.
  */
-import { effectivePlanningDate } from '../../db/history';
+import { resolvePlanningDate, TENANT_PIPELINE } from '../../db/planningDate';
 import {
   eventCount, firstSeries, insertEvent, insertScenario, replaceBom, replaceDateOverrides, replaceSchedule,
 } from '../../db/maintenance';
@@ -16,7 +16,7 @@ export async function seedDemoMaintenance(tx: Tx): Promise<{ events: number; sce
   const parts = await firstSeries(tx, 6);
   if (parts.length === 0) return { events: 0, scenarios: 0 };
   const part = (k: number) => parts[k % parts.length];
-  const start = mondayOf((await effectivePlanningDate(tx, -1, null)).date);
+  const start = mondayOf((await resolvePlanningDate(tx, TENANT_PIPELINE)).date);
   const shutdown = addWeeks(start, 10);
   const base = { description: null, end_date: null, dates: [] as string[] };
   const aCheck = await insertEvent(tx, { ...base, name: 'A-check A320 fleet', event_type: 'A-check', asset: 'A320 fleet', start_date: addWeeks(start, 1), interval_weeks: 8 });

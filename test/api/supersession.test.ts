@@ -313,7 +313,7 @@ describe('active edges: rule 1 and the planning today', () => {
     expect(now).toMatchObject({ source: 'today', pairs: ['A>B', 'B>C'] });
 
     await withTenant(t.db, x.a.accountId, (tx) => setPlanningDate(tx, -1, '2019-12-30', 'test'));
-    expect(await active()).toEqual({ as_of: '2019-12-30', source: 'planning_date', total: 1, pairs: ['A>B'] });
+    expect(await active()).toEqual({ as_of: '2019-12-30', source: 'global', total: 1, pairs: ['A>B'] });
     // the list's active filter takes the same reference date
     const listed = await t.call('get', PATH, { token: x.plain, query: { active: true } });
     expect([listed.headers['x-total-count'], listed.body.map((e: any) => e.to_item_xuid)]).toEqual(['1', ['B']]);

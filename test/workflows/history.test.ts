@@ -36,10 +36,10 @@ const setPlanningDate = async (pipeline: number, date: string | null) => {
 const freeze = (body: Record<string, unknown> = {}) => t.call('post', '/api/history/freeze', { token: planner, body: { pipeline_id: pipelineId, ...body } });
 
 describe('freeze', () => {
-  test('the planning date resolves in the order of freeze rule 2, and the archive date is its Monday', async () => {
+  test('the planning date resolves in the order of freeze rule 2 (the pipeline\'s data before the calendar), and the archive date is its Monday', async () => {
     const dates = async () => (await t.call('get', '/api/history/planning-date', { token: planner, query: { pipeline_id: pipelineId } })).body;
-    const today = new Date().toISOString().slice(0, 10);
-    expect(await dates()).toMatchObject({ effective: today, source: 'today', pipeline_planning_date: null, global_planning_date: null });
+    // nothing stored: the first week of the pipeline's forecasts (supplySeed), not the calendar (db/planningDate.ts)
+    expect(await dates()).toMatchObject({ effective: '2026-06-01', source: 'forecast', archive_date: '2026-06-01', pipeline_planning_date: null, global_planning_date: null });
     await setPlanningDate(-1, '2026-03-12');
     expect(await dates()).toMatchObject({ effective: '2026-03-12', source: 'global', archive_date: '2026-03-09' });
     await setPlanningDate(pipelineId, '2026-06-03');

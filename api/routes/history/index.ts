@@ -1,8 +1,9 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import {
-  applyRetention, deleteVersion, effectivePlanningDate, getPlanningDates, getVersion, historySettings, listVersions, mondayOf, saveHistorySettings,
+  applyRetention, deleteVersion, getPlanningDates, getVersion, historySettings, listVersions, mondayOf, saveHistorySettings,
   setPlanningDate, unpinnedTwin, updateVersion, type VersionRow,
 } from '../../../db/history';
+import { PLANNING_DATE_SOURCES, resolvePlanningDate } from '../../../db/planningDate';
 import { withTenant, type Tx } from '../../../db/pool';
 import type { FreezeWorkflowResult } from '../../../workflows/history';
 import { conflict, HttpError, notFound } from '../../errors';
@@ -83,14 +84,14 @@ export function registerHistoryRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'post', path: '/api/history/freeze', tag, permission: 'run_process', pipelineScoped: true, needsCache: false,
     summary: 'Freeze the pipeline\'s plan as this week\'s version',
-    description: 'Runs workflow freezePipeline (a job: `job_id`) and answers when it is done. The archive date is the Monday of the effective planning date (freeze rule 2: PLANNING_DATE_OVERRIDE, the pipeline\'s stored planning date, the tenant\'s under pipeline id −1, today UTC). An un-pinned version of the same week is replaced (`replaced_archive_date`); pinned ones stay. The copy is one transaction: a freeze that fails leaves nothing. A freeze that takes longer than FREEZE_WAIT_MS (120 s) answers 202 with the job id; follow it with GET /api/pipeline/jobs/{job_id}.',
+    description: 'Runs workflow freezePipeline (a job: `job_id`) and answers when it is done. The archive date is the Monday of the effective planning date, the one every step and reader plans from (freeze rule 2, docs/HISTORY.md "The planning date"): PLANNING_DATE_OVERRIDE, the pipeline\'s stored planning date, its `settings.planning_date`, the tenant\'s under pipeline id −1, then (where the spec says today) the first week of the pipeline\'s forecasts, the Monday after the last week of history, and only then today UTC: the calendar never overrides what the pipeline\'s data plans for. `planning_date_source` says which. An un-pinned version of the same week is replaced (`replaced_archive_date`); pinned ones stay. The copy is one transaction: a freeze that fails leaves nothing. A freeze that takes longer than FREEZE_WAIT_MS (120 s) answers 202 with the job id; follow it with GET /api/pipeline/jobs/{job_id}.',
     body: obj({ pipeline_id: pipelineId, comment: nullable({ type: 'string', maxLength: 2000 }), pin: { type: 'boolean', default: false } }, ['pipeline_id']),
     audit: { entityType: 'history_version', action: 'freeze' },
     responses: {
       200: { description: 'frozen', schema: out({
         archive_date: { type: 'string' }, snapshot_ts: { type: 'string' }, replaced_archive_date: nullable({ type: 'string' }), table_counts: { type: 'object' }, kpis,
         comment: nullable({ type: 'string' }), pinned: { type: 'boolean' }, job_id: { type: 'string' }, version: versionSchema,
-        planning_date: { type: 'string' }, planning_date_source: { type: 'string', enum: ['override', 'pipeline', 'global', 'today'] },
+        planning_date: { type: 'string' }, planning_date_source: { type: 'string', enum: [...PLANNING_DATE_SOURCES] },
         retention_deleted: { type: 'array', items: { type: 'string' } },
       }) },
       202: { description: 'still running', schema: out({ job_id: { type: 'string' }, status: { type: 'string' } }) },
@@ -279,15 +280,15 @@ export function registerHistoryRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/history/planning-date', tag, pipelineScoped: true,
     summary: 'The effective planning date of a pipeline (not in the spec)',
-    description: 'Freeze rule 2 resolved: `effective` and where it came from, with the stored dates (the pipeline\'s, and the tenant\'s under pipeline id −1) and the archive date a freeze would use.',
+    description: 'The planning today of the pipeline (freeze rule 2 as docs/HISTORY.md "The planning date" resolves it; the same date the supply and meio steps plan from and GET /api/supersession/active?pipeline_id uses): `effective` and where it came from, with the stored dates (the pipeline\'s, and the tenant\'s under pipeline id −1) and the archive date a freeze would use.',
     query: obj({ pipeline_id: pipelineId }, ['pipeline_id']),
     responses: { 200: { description: 'dates', schema: out({
-      pipeline_id: { type: 'integer' }, effective: { type: 'string' }, source: { type: 'string', enum: ['override', 'pipeline', 'global', 'today'] },
+      pipeline_id: { type: 'integer' }, effective: { type: 'string' }, source: { type: 'string', enum: [...PLANNING_DATE_SOURCES], description: 'override, pipeline (stored for it), pipeline_setting (its settings.planning_date), global (pipeline −1), forecast (its first forecast week), history (the Monday after the last history week), today (UTC)' },
       archive_date: { type: 'string' }, pipeline_planning_date: nullable({ type: 'string' }), global_planning_date: nullable({ type: 'string' }),
     }) }, ...errors(404) },
     handler: (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       await pipelineOr404(tx, query.pipeline_id);
-      const e = await effectivePlanningDate(tx, query.pipeline_id, process.env.PLANNING_DATE_OVERRIDE);
+      const e = await resolvePlanningDate(tx, query.pipeline_id);
       const stored = await getPlanningDates(tx, query.pipeline_id);
       return { pipeline_id: query.pipeline_id, effective: e.date, source: e.source, archive_date: mondayOf(e.date), pipeline_planning_date: stored.pipeline, global_planning_date: stored.global };
     }),

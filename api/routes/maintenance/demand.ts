@@ -1,4 +1,4 @@
-import { effectivePlanningDate } from '../../../db/history';
+import { resolvePlanningDate, TENANT_PIPELINE } from '../../../db/planningDate';
 import { getMaintenanceScenario, loadPlan } from '../../../db/maintenance';
 import type { Tx } from '../../../db/pool';
 import { isValidDate } from '../../../domain/import/validate';
@@ -15,7 +15,7 @@ export function checkDate(field: string, value: string): string {
 
 /** `start_week` (its Monday) or the Monday of the planning today, and `horizon_weeks`. */
 export async function horizonOf(tx: Tx, q: { start_week?: string; horizon_weeks?: number }): Promise<Horizon> {
-  const start = q.start_week !== undefined ? checkDate('query.start_week', q.start_week) : (await effectivePlanningDate(tx, -1, null)).date;
+  const start = q.start_week !== undefined ? checkDate('query.start_week', q.start_week) : (await resolvePlanningDate(tx, TENANT_PIPELINE)).date;
   return { start: mondayOf(start), weeks: q.horizon_weeks ?? DEFAULT_HORIZON_WEEKS };
 }
 

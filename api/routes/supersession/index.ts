@@ -1,8 +1,10 @@
 import { withTenant, type Tx } from '../../../db/pool';
 import {
   allEdges, allEdgeViews, codesOf, deleteEdge, edgeTwin, edgeViewsAtSite, getEdgeView, insertEdge, itemById, listEdgeViews, lockSupersession,
-  planningToday, updateEdge, type EdgeValues, type EdgeView,
+  updateEdge, type EdgeValues, type EdgeView,
 } from '../../../db/supersession';
+import { getPipeline } from '../../../db/pipelines';
+import { resolvePlanningDate, TENANT_PIPELINE, type PlanningDate } from '../../../db/planningDate';
 import { isValidDate } from '../../../domain/import/validate';
 import { chainContext, cycleMessage, itemLabel, siteLabel, SupersessionGraph } from '../../../domain/supersession/chains';
 import { API_FIELDS, edgeProblem, isActiveOn } from '../../../domain/supersession/edges';
@@ -26,6 +28,15 @@ const setAudit = (ctx: AppContext, note: { entityId?: number | null; oldValue?: 
 };
 
 const notFoundEdge = (id: number) => notFound(`Supersession edge ${id} not found`);
+
+/**
+ * Rule 1's reference date without `as_of`: the planning today of `pipeline_id` (the date its supply step picked its
+ * active edges on), else the tenant's; one resolver (db/planningDate.ts) for the API, the steps and the freeze.
+ */
+async function referenceDate(tx: Tx, pipelineId: number | undefined): Promise<PlanningDate> {
+  if (pipelineId !== undefined && !(await getPipeline(tx, pipelineId))) throw notFound(`Pipeline ${pipelineId} not found`);
+  return resolvePlanningDate(tx, pipelineId ?? TENANT_PIPELINE);
+}
 
 async function edgeOr404(tx: Tx, id: number): Promise<EdgeView> {
   const row = await getEdgeView(tx, id);
@@ -89,15 +100,15 @@ export function registerSupersessionRoutes(table: RouteTable): void {
       'Edges from a replaced item to its successor, each with the code (`*_xuid`) and name of both items and of its site',
       '(null for a global edge). Filtered, sorted (default id) and paged with `skip` and `limit`; the count of matching edges',
       'is in the `X-Total-Count` header. `active` and `as_of` apply rule 1 (active: effective_date null or not later than',
-      'the reference date); the reference date defaults to the planning today, as in GET /api/supersession/active.',
+      'the reference date); the reference date defaults to the planning today of `pipeline_id` (else the tenant\'s), as in GET /api/supersession/active.',
       TABLE_NOTE,
     ].join(' '),
     query: s.listQuery,
-    responses: { 200: { description: 'edges', schema: { type: 'array', items: s.edgeSchema } }, ...errors(400, 401) },
+    responses: { 200: { description: 'edges', schema: { type: 'array', items: s.edgeSchema } }, ...errors(400, 401, 404) },
     handler: async (ctx, { query: q, user }) => {
       const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const byDate = q.active !== undefined || q.as_of !== undefined;
-        const asOf = !byDate ? undefined : q.as_of !== undefined ? queryDate('as_of', q.as_of) : (await planningToday(tx)).date;
+        const asOf = !byDate ? undefined : q.as_of !== undefined ? queryDate('as_of', q.as_of) : (await referenceDate(tx, q.pipeline_id)).date;
         return listEdgeViews(tx, {
           item_id: q.item_id, from_item_id: q.from_item_id, to_item_id: q.to_item_id, site_id: q.site_id, global: q.global,
           active: byDate ? q.active ?? true : undefined, asOf, search: q.search,
@@ -113,15 +124,18 @@ export function registerSupersessionRoutes(table: RouteTable): void {
     summary: 'Supersession edges active on a date',
     description: [
       'Rule 1 of document 2 §4.4: the edges whose effective_date is null or not later than the reference date, ordered by id.',
-      'The reference date is `as_of` when given; without it, the planning today of the tenant: the planning date stored for',
-      'the whole tenant (pipeline id −1, set through the history routes), and only when none is stored today\'s UTC date.',
-      'The calendar date is never used while a planning date is stored. `as_of` and `as_of_source` say which date was used.',
+      'The reference date is `as_of` when given; without it, the planning today of `pipeline_id` (the date its supply step',
+      'decided which edges are active on, resolved as GET /api/history/planning-date shows: the override, the pipeline\'s',
+      'stored date, its settings.planning_date, the tenant\'s (pipeline id −1), its first forecast week, the Monday after the',
+      'last history week, today UTC), or without `pipeline_id` the tenant\'s: its stored date (pipeline id −1), else today UTC.',
+      'The calendar date is never used while a planning date is stored or the pipeline\'s data implies one. `as_of` and',
+      '`as_of_source` say which date was used. 404 for an unknown pipeline_id.',
       TABLE_NOTE,
     ].join(' '),
     query: s.activeQuery,
-    responses: { 200: { description: 'the active edges and the reference date', schema: s.activeSchema }, ...errors(400, 401) },
+    responses: { 200: { description: 'the active edges and the reference date', schema: s.activeSchema }, ...errors(400, 401, 404) },
     handler: async (ctx, { query: q, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
-      const ref = q.as_of !== undefined ? { date: queryDate('as_of', q.as_of), source: 'query' } : await planningToday(tx);
+      const ref = q.as_of !== undefined ? { date: queryDate('as_of', q.as_of), source: 'query' } : await referenceDate(tx, q.pipeline_id);
       const edges = await allEdgeViews(tx, { active: true, asOf: ref.date });
       return { as_of: ref.date, as_of_source: ref.source, total: edges.length, edges };
     }),

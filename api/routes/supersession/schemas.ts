@@ -1,3 +1,4 @@
+import { PLANNING_DATE_SOURCES } from '../../../db/planningDate';
 import { EDGE_SORTS } from '../../../db/supersession';
 import { DEFAULT_DEMAND_FACTOR, DEFAULT_STOCK_ROLLABLE, NOTES_MAX_LENGTH } from '../../../domain/supersession/edges';
 import { int4, nullable, obj, out, skipParam } from '../schemas';
@@ -36,7 +37,8 @@ export const edgeSchema: JsonSchema = out({
   updated_at: { type: 'string', format: 'date-time' },
 });
 
-const AS_OF_SOURCES = ['query', 'planning_date', 'today'];
+const AS_OF_SOURCES = ['query', ...PLANNING_DATE_SOURCES];
+const pipelineParam = int4(1, { description: 'without `as_of`, take the planning today of this pipeline (the date its supply step used for rule 1); default the tenant\'s' });
 
 export const listQuery = obj({
   skip: skipParam,
@@ -48,13 +50,15 @@ export const listQuery = obj({
   global: { type: 'boolean', description: 'true: only global edges; false: only site-scoped ones' },
   active: { type: 'boolean', description: 'true: only the edges active on `as_of` (effective_date null or not later); false: only those not active yet' },
   as_of: date('reference date of `active` (YYYY-MM-DD); default the planning today. Given alone it means active=true'),
+  pipeline_id: pipelineParam,
   search: { type: 'string', maxLength: 200, description: 'case-insensitive text in the code or name of either item or the site, or in the notes' },
   sort: { type: 'string', enum: [...EDGE_SORTS], default: 'id', description: 'sort column; ties are broken by id' },
   order: { type: 'string', enum: ['asc', 'desc'], default: 'asc' },
 });
 
 export const activeQuery = obj({
-  as_of: date('the reference date (YYYY-MM-DD); default the planning today: the tenant\'s stored planning date, else today (UTC)'),
+  as_of: date('the reference date (YYYY-MM-DD); default the planning today: of `pipeline_id` when given, else the tenant\'s stored planning date, else today (UTC)'),
+  pipeline_id: pipelineParam,
 });
 
 export const chainQuery = obj({
@@ -66,7 +70,7 @@ export const itemParam = obj({ item_id: int4(1) }, ['item_id']);
 
 export const activeSchema: JsonSchema = out({
   as_of: { type: 'string', format: 'date', description: 'the reference date used' },
-  as_of_source: { type: 'string', enum: AS_OF_SOURCES, description: 'query: as given; planning_date: the tenant\'s stored planning date; today: none is stored, the UTC date' },
+  as_of_source: { type: 'string', enum: AS_OF_SOURCES, description: 'query: as given; otherwise where the planning today came from: override (PLANNING_DATE_OVERRIDE), pipeline (stored for pipeline_id), pipeline_setting (its settings.planning_date), global (the tenant\'s, pipeline id −1), forecast (its first forecast week), history (the Monday after the last history week), today (the UTC date: nothing else says)' },
   total: { type: 'integer' },
   edges: { type: 'array', items: edgeSchema },
 });
