@@ -3,9 +3,12 @@ import addFormats from 'ajv-formats';
 
 export type JsonSchema = Record<string, unknown>;
 
-/** Bodies are validated as sent; path and query strings are coerced to the schema's types first. */
-const bodyAjv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true });
-const stringAjv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true, coerceTypes: 'array' });
+/**
+ * Bodies are validated as sent; path and query strings are coerced to the schema's types first. Verbose, so an error
+ * carries the value and its schema: an enum's `x-instead` (see describeError) answers a refused value by name.
+ */
+const bodyAjv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true, verbose: true });
+const stringAjv = new Ajv2020({ allErrors: false, strict: false, useDefaults: true, coerceTypes: 'array', verbose: true });
 const responseAjv = new Ajv2020({ allErrors: true, strict: false });
 for (const a of [bodyAjv, stringAjv, responseAjv]) addFormats(a);
 
@@ -91,8 +94,13 @@ export function describeError(where: Where, err: ErrorObject): string {
       return `${field}: unknown field '${String(p.additionalProperty)}'`;
     case 'required':
       return `${field}.${String(p.missingProperty)} is required`;
-    case 'enum':
-      return `${field} must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'enum': {
+      // `x-instead` on an enum: refused names users are known to send (upper case), each with what to send instead.
+      const instead = (err.parentSchema as { 'x-instead'?: Record<string, string> } | undefined)?.['x-instead'];
+      const name = typeof err.data === 'string' ? err.data.trim().toUpperCase() : '';
+      const reason = instead && Object.prototype.hasOwnProperty.call(instead, name) ? instead[name] : undefined;
+      return reason ? `${field}: ${reason}` : `${field} must be one of: ${(p.allowedValues as unknown[]).map(String).join(', ')}`;
+    }
     case 'type':
       return `${field} must be ${String(p.type)}`;
     default:

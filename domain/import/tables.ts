@@ -3,6 +3,7 @@
  * columns form the natural key of the target. Plain data, shared by the api (schemas, docs), the staging SQL, the
  * validation and the run; nothing here touches the database or Temporal.
  */
+import { refusedRouteType, ROUTE_TYPE_ALIASES } from '../supply/routeTypes';
 
 export type ColumnType = 'text' | 'number' | 'integer' | 'date' | 'timestamp' | 'boolean' | 'json' | 'enum' | 'item' | 'site';
 
@@ -16,6 +17,10 @@ export interface ColumnDef {
   exclusiveMin?: boolean;
   /** enum: allowed values (compared case-insensitively, stored as written here) */
   values?: string[];
+  /** enum: further accepted names (upper case; compared case-insensitively) and the allowed value each is stored as */
+  aliases?: Readonly<Record<string, string>>;
+  /** enum: for a value not accepted, a reason that says what to use instead, when there is a better answer than the list */
+  refusal?: (value: string) => string | null;
   /** value stored when the cell is empty (documentation; applied by the run) */
   default?: string;
   maxLength?: number;
@@ -96,7 +101,10 @@ export const TABLES: Record<TableName, TableDef> = {
       { name: 'item_xuid', type: 'item', description: 'item code; empty means the route serves every item' },
       { name: 'from_site_xuid', type: 'site', required: true, description: 'source site code' },
       { name: 'to_site_xuid', type: 'site', required: true, description: 'destination site code' },
-      { name: 'route_type', type: 'enum', values: ROUTE_TYPES, default: DEFAULT_ROUTE_TYPE, description: 'one of the route types (any case); empty means BUY' },
+      {
+        name: 'route_type', type: 'enum', values: ROUTE_TYPES, aliases: ROUTE_TYPE_ALIASES, refusal: refusedRouteType, default: DEFAULT_ROUTE_TYPE,
+        description: 'one of the route types (any case); empty means BUY; MAKE is stored as BUILD; USE and ZONE_BALANCING are refused with the type to use',
+      },
       { name: 'lead_time', type: 'number', min: 0, required: true, description: 'lead time in weeks' },
       { name: 'priority', type: 'integer', min: 0, default: '1', description: 'lower is preferred' },
     ],

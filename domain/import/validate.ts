@@ -221,8 +221,12 @@ function readCell(col: ColumnDef, raw: string | null, refs: Refs): [string | nul
       }
     }
     case 'enum': {
-      const found = col.values!.find((v) => v.toLowerCase() === s.toLowerCase());
-      return found ? [found, undefined] : [null, `${col.name}: ${show(s)} is not one of ${col.values!.join(', ')}`];
+      const alias = s.trim().toUpperCase();
+      const found = col.values!.find((v) => v.toLowerCase() === s.toLowerCase())
+        ?? (col.aliases && Object.prototype.hasOwnProperty.call(col.aliases, alias) ? col.aliases[alias] : undefined);
+      if (found) return [found, undefined];
+      const refused = col.refusal?.(s);
+      return [null, refused ? `${col.name}: ${refused}` : `${col.name}: ${show(s)} is not one of ${col.values!.join(', ')}`];
     }
     case 'item':
     case 'site': {

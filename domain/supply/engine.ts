@@ -25,6 +25,7 @@ import { CapacityLedger } from './capacity';
 import { checkSupplyResult } from './checks';
 import { lotSize } from './lotSizing';
 import { pegSite } from './pegging';
+import { refusedRouteType } from './routeTypes';
 import { computeKpis, siteExceptions, siteServiceKpis, type NoSourceReason } from './report';
 import {
   clampWeek,
@@ -244,7 +245,8 @@ function buildStatics(item: SupplyItemInput, planningDate: string, H: number, di
     if (to === undefined) continue; // a route into a site the item is not planned at
     const type = routeOrderType(r.route_type);
     if (type < 0) {
-      diagnostics.push(`route ${r.route_id}: route type ${String(r.route_type)} is not planned on`);
+      const refused = r.route_type === null ? null : refusedRouteType(r.route_type);
+      diagnostics.push(`route ${r.route_id}: route type ${String(r.route_type)} is not planned on${refused ? ` (${refused})` : ''}`);
       continue;
     }
     if (type === TRANSFER && r.from_site_id === r.to_site_id) {

@@ -18,6 +18,7 @@
 import { FIRM_POOL_STATUSES, firmRemainingQty } from '../allocation/pool';
 import { dayNumber } from '../time/weeks';
 import { clampWeek } from './horizon';
+import { canonicalRouteType } from './routeTypes';
 import { BUY, N_ORDER_TYPES, NO_FIRM_WEEK, ORDER_TYPES, REPLENISH, type SupplyFlags, type SupplyOptions } from './types';
 
 export { firmRemainingQty };
@@ -32,11 +33,12 @@ export function orderTypeIndex(orderType: string | null | undefined): number {
 
 /**
  * Route type to the order type it produces: REPLENISHMENT routes make REPLENISH orders, a route without type is BUY
- * (rule 3), the other five share their name. -1 for a type the engine does not know (reported, not planned on).
+ * (rule 3), MAKE is BUILD (routeTypes.ts), the other five share their name. -1 for a type the engine does not know
+ * (reported, not planned on).
  */
 export function routeOrderType(routeType: string | null | undefined): number {
   if (routeType === null || routeType === undefined || routeType.trim() === '') return BUY;
-  const t = routeType.trim().toUpperCase();
+  const t = canonicalRouteType(routeType);
   if (t === 'REPLENISHMENT') return REPLENISH;
   // REPLENISH is not a route type in the platform (document 2 §2.1: "Replenish has no sourcing route type").
   if (t === 'REPLENISH') return -1;

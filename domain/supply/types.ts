@@ -102,7 +102,7 @@ export interface SupplyItemInput {
   superseded?: boolean;
 }
 
-/** Route types a superseded item may not be sourced on (rule 4 names BUY, MAKE, TRANSFER, USE, BALANCING, ZONE_BALANCING; USE and ZONE_BALANCING are not route types here). */
+/** Route types a superseded item may not be sourced on (rule 4 names BUY, MAKE, TRANSFER, USE, BALANCING, ZONE_BALANCING; MAKE is BUILD and USE and ZONE_BALANCING are not route types here: routeTypes.ts). */
 export const SUPERSEDED_BLOCKED_TYPES: readonly number[] = [BUY, BUILD, TRANSFER, BALANCING];
 
 /** Capacity in units of the item mix a site can ship (or make) in a week; a site with no row is unconstrained. */

@@ -82,6 +82,30 @@ describe('routes', () => {
     expect(await routeCount()).toBe(before);
   });
 
+  test('MAKE is stored as BUILD; USE and ZONE_BALANCING are 400s naming the type to use, and change nothing', async () => {
+    const s = seed.sites;
+    const made = await t.call('post', '/api/routes', { token: admin, body: { item_id: seed.items.X, from_site_id: s.SUP, to_site_id: s.S2, lead_time: 2, route_type: 'MAKE' } });
+    expect([made.status, made.body.route_type]).toEqual([201, 'BUILD']);
+    const stored = await withTenant(t.db, a.accountId, (tx) => tx.oneFirst(sql.unsafe`SELECT route_type FROM routes WHERE id = ${made.body.id}`));
+    expect(stored).toBe('BUILD');
+    // the same route again under either name is the same route
+    const twin = await t.call('post', '/api/routes', { token: admin, body: { item_id: seed.items.X, from_site_id: s.SUP, to_site_id: s.S2, lead_time: 3, route_type: 'BUILD' } });
+    expect([twin.status, twin.body.detail]).toEqual([409, expect.stringContaining(`as BUILD for item ${seed.items.X}`)]);
+    const before = await routeCount();
+    for (const [type, use] of [['USE', 'TRANSFER'], ['ZONE_BALANCING', 'BALANCING']] as const) {
+      const res = await t.call('post', '/api/routes', { token: admin, body: { from_site_id: s.DC, to_site_id: s.S2, lead_time: 1, route_type: type } });
+      expect([res.status, res.body.detail]).toEqual([400, expect.stringMatching(new RegExp(`^body\\.route_type: ${type} is not a route type of the platform .*; use ${use}: `))]);
+      const upd = await t.call('put', `/api/routes/${made.body.id}`, { token: admin, body: { route_type: type } });
+      expect([upd.status, upd.body.detail]).toEqual([400, res.body.detail]);
+    }
+    expect(await routeCount()).toBe(before);
+    const own = await t.call('get', '/api/routes', { token: plain, query: { item_id: seed.items.X } });
+    expect(own.body.map((r: any) => [r.id, r.route_type, r.lead_time])).toEqual([[made.body.id, 'BUILD', 2]]);
+    const other = await t.call('post', '/api/routes', { token: admin, body: { from_site_id: s.DC, to_site_id: s.S2, lead_time: 1, route_type: 'TRUCK' } });
+    expect([other.status, other.body.detail]).toEqual([400, 'body.route_type must be one of: REPLENISHMENT, RETURN, REPAIR, BUY, BUILD, TRANSFER, BALANCING, MAKE']);
+    await t.call('delete', `/api/routes/${made.body.id}`, { token: admin });
+  });
+
   test('a route closing a supply cycle is refused naming the sites; RETURN and REPAIR loops are allowed', async () => {
     const s = seed.sites;
     const cycle = await t.call('post', '/api/routes', { token: admin, body: { from_site_id: s.S1, to_site_id: s.SUP, lead_time: 1, route_type: 'TRANSFER' } });

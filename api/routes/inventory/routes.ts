@@ -2,6 +2,7 @@ import { allRoutes, findRouteTwin, missingIds, ROUTE_RECORD, siteNames, type Rou
 import type { Tx } from '../../../db/pool';
 import { DEFAULT_ROUTE_TYPE, ROUTE_TYPES } from '../../../domain/import/tables';
 import { findSupplyCycle, SUPPLY_ROUTE_TYPES } from '../../../domain/inventory/network';
+import { canonicalRouteType } from '../../../domain/supply/routeTypes';
 import { badRequest, conflict } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { defineResource } from '../resource';
@@ -12,7 +13,7 @@ const TYPE_INFO: Record<string, { category: 'replenishment' | 'reverse' | 'sourc
   RETURN: { category: 'reverse', description: 'failed or returned parts travel back up the chain; not part of the supply graph. A demand site whose parts come back into its supply chain this way makes the item a repairable, planned with METRIC by the meio step' },
   REPAIR: { category: 'reverse', description: 'repairable parts sent to a repair site, the lead time counting the repair; the loop METRIC models' },
   BUY: { category: 'sourcing', description: 'purchase from an external supplier (the from site stands for the supplier)' },
-  BUILD: { category: 'sourcing', description: 'production at the from site' },
+  BUILD: { category: 'sourcing', description: 'production at the from site; a route sent as MAKE is stored as BUILD' },
   TRANSFER: { category: 'sourcing', description: 'transfer between sites of the network; downstream demand becomes indirect demand upstream' },
   BALANCING: { category: 'sourcing', description: 'lateral rebalancing between peer sites; moves stock sideways, not part of the supply graph' },
 };
@@ -88,6 +89,8 @@ export function registerRouteRoutes(table: RouteTable): void {
       delete: 'Deletes the route; supply planning and MEIO stop using it at their next run.',
     },
     hooks: {
+      // MAKE is BUILD under another name (domain/supply/routeTypes.ts): stored as BUILD so every reader sees one type.
+      prepare: (body) => (typeof body.route_type === 'string' ? { ...body, route_type: canonicalRouteType(body.route_type) } : body),
       beforeWrite: async ({ tx, values }) => checkRoute(tx, toRoute(values!)),
     },
   });

@@ -1,9 +1,16 @@
 import { ROUTE_TYPES } from '../../../domain/import/tables';
+import { refusedRouteType, ROUTE_TYPE_ALIASES, ROUTE_TYPES_INSTEAD } from '../../../domain/supply/routeTypes';
 import { nullable, obj, out } from '../schemas';
 import { id32 } from '../scenarios/schemas';
 import type { JsonSchema } from '../validation';
 
-const routeType: JsonSchema = { type: 'string', enum: [...ROUTE_TYPES], description: 'route type; BUY when omitted' };
+/** MAKE is accepted and stored as BUILD; USE and ZONE_BALANCING are answered with the type to use (domain/supply/routeTypes.ts). */
+const routeType: JsonSchema = {
+  type: 'string',
+  enum: [...ROUTE_TYPES, ...Object.keys(ROUTE_TYPE_ALIASES)],
+  'x-instead': Object.fromEntries(Object.keys(ROUTE_TYPES_INSTEAD).map((t) => [t, refusedRouteType(t)!])),
+  description: `route type; BUY when omitted; ${Object.entries(ROUTE_TYPE_ALIASES).map(([a, t]) => `${a} is stored as ${t}`).join(', ')}`,
+};
 const leadTime: JsonSchema = { type: 'number', minimum: 0, maximum: 520, description: 'lead time in weeks (0 to 520)' };
 const priority: JsonSchema = { type: 'integer', minimum: 0, maximum: 1000, description: 'lower is preferred among routes into the same site' };
 

@@ -104,7 +104,8 @@ function randomRun(seed: number, nItems: number) {
 
 const days = (dt: string | Date) => Math.floor((Date.parse(String(dt)) - Date.parse(`${PLANNING_DATE}T00:00:00Z`)) / 86_400_000);
 const week = (dt: string | Date) => Math.floor(days(dt) / 7);
-const routeType = (t: string | null) => (t === null || t === '' ? 'BUY' : t === 'REPLENISHMENT' ? 'REPLENISH' : t);
+/** MAKE is BUILD under another name (docs/SUPPLY.md, route types). */
+const routeType = (t: string | null) => (t === null || t === '' ? 'BUY' : t === 'REPLENISHMENT' ? 'REPLENISH' : t === 'MAKE' ? 'BUILD' : t);
 
 /** Checks written from the specification, independently of the engine's own checks. */
 function verify(items: SupplyItemInput[], capacity: CapacityInput[], flags: SupplyFlags, res: SupplyRunResult): string[] {
