@@ -26,6 +26,23 @@ describe('document 2 §4.4 rule 4: stock rolls to the successor', () => {
     expect([...stockSources(edges, [3])].sort()).toEqual([1, 2]);
   });
 
+  test('a split: at each site all of the predecessor\'s stock goes to its lowest-id rollable edge acting there; the others get none', () => {
+    const stock = new Map([['1_10', 5], ['1_20', 7], ['2_10', 1], ['3_10', 2]]);
+    // 1 → 3 has the lower id: it takes every site's stock, whatever the order the edges come in
+    for (const edges of [[edge(4, 1, 2), edge(3, 1, 3)], [edge(3, 1, 3), edge(4, 1, 2)]]) {
+      expect(Object.fromEntries([...rollStock(edges, stock)].sort())).toEqual({ '1_10': 0, '1_20': 0, '3_10': 7, '3_20': 7 });
+    }
+    // a site-scoped edge with the lower id takes its own site's stock; the global edge the rest
+    expect(Object.fromEntries([...rollStock([edge(4, 1, 2), edge(3, 1, 3, { site_id: 20 })], stock)].sort())).toEqual({ '1_10': 0, '1_20': 0, '2_10': 6, '3_20': 7 });
+    // with the higher id it finds its site already emptied by the global edge
+    expect(Object.fromEntries([...rollStock([edge(2, 1, 2), edge(3, 1, 3, { site_id: 20 })], stock)].sort())).toEqual({ '1_10': 0, '1_20': 0, '2_10': 6, '2_20': 7 });
+    // stock_rollable false on the lower-id edge sends the stock down the other one
+    expect(Object.fromEntries([...rollStock([edge(4, 1, 2), edge(3, 1, 3, { stock_rollable: false })], stock)].sort())).toEqual({ '1_10': 0, '1_20': 0, '2_10': 6, '2_20': 7 });
+    // the total is kept: nothing is counted twice
+    const total = (m: ReadonlyMap<string, number>) => [...m.values()].reduce((x, y) => x + y, 0);
+    expect(total(new Map([...stock, ...rollStock([edge(4, 1, 2), edge(3, 1, 3)], stock)]))).toBe(total(stock));
+  });
+
   test('rules 4 and 5 act on items replaced by a global edge only', () => {
     expect([...supersededItems([edge(1, 1, 2), edge(2, 3, 4, { site_id: 10 })])]).toEqual([1]);
   });
