@@ -1,9 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RouteSpec, RouteTable } from './routes/define';
+import type { LinkSpec, RouteSpec, RouteTable } from './routes/define';
 import { defineRoute } from './routes/define';
 import { errorSchema } from './routes/schemas';
 import type { JsonSchema } from './routes/validation';
+
+/**
+ * What a boolean query parameter takes (docs/API.md "Flags"): the query string is coerced to the schema's type, and
+ * only these two spellings are booleans. Said on every one, so no client has to find out by a 400.
+ */
+export const FLAG_NOTE = '`true` or `false` exactly (lower case); any other value (1, 0, yes, TRUE, empty) is a 400 naming the parameter';
 
 function parameters(route: RouteSpec): unknown[] {
   const list: unknown[] = [];
@@ -12,18 +18,44 @@ function parameters(route: RouteSpec): unknown[] {
     const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
     const required = new Set((schema.required as string[] | undefined) ?? []);
     for (const [name, s] of Object.entries(props)) {
-      list.push({ name, in: where, required: where === 'path' || required.has(name), schema: s, ...(s.description ? { description: s.description } : {}) });
+      const description = s.type === 'boolean' ? [s.description, FLAG_NOTE].filter(Boolean).join('. ') : s.description;
+      list.push({ name, in: where, required: where === 'path' || required.has(name), schema: s, ...(description ? { description } : {}) });
     }
   }
   return list;
 }
 
+export const operationId = (method: string, path: string) => `${method}_${path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'root'}`;
+
+/**
+ * A declared link as OpenAPI writes it. A link to an operation or parameter that does not exist would be published
+ * without complaint and silently never followed, so it stops the document instead.
+ */
+function openApiLink(byName: Map<string, RouteSpec>, from: string, name: string, link: LinkSpec): Record<string, unknown> {
+  const target = byName.get(link.operation);
+  if (!target) throw new Error(`${from}: link ${name} targets ${link.operation}, which is not a route`);
+  const known = new Set(parameters(target).map((p: any) => `${p.in}.${p.name}`));
+  for (const key of Object.keys(link.parameters ?? {})) {
+    const ok = key.includes('.') ? known.has(key) : [...known].some((k) => k.endsWith(`.${key}`));
+    if (!ok) throw new Error(`${from}: link ${name} sets parameter ${key}, which ${link.operation} does not take`);
+  }
+  if (link.requestBody !== undefined && !target.body) throw new Error(`${from}: link ${name} sends a body to ${link.operation}, which takes none`);
+  return {
+    operationId: operationId(target.method, target.path),
+    ...(link.parameters ? { parameters: link.parameters } : {}),
+    ...(link.requestBody !== undefined ? { requestBody: link.requestBody } : {}),
+    ...(link.description ? { description: link.description } : {}),
+  };
+}
+
 /** OpenAPI 3.1 built from the route table: the same schemas ajv enforces are the ones published. */
 export function buildOpenApi(table: RouteTable): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const byName = new Map(table.routes.map((r) => [`${r.method.toUpperCase()} ${r.path}`, r]));
   for (const r of table.routes) {
+    const from = `${r.method.toUpperCase()} ${r.path}`;
     const op: Record<string, unknown> = {
-      operationId: `${r.method}_${r.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'root'}`,
+      operationId: operationId(r.method, r.path),
       tags: [r.tag],
       summary: r.summary,
       ...(r.description ? { description: r.description } : {}),
@@ -34,6 +66,7 @@ export function buildOpenApi(table: RouteTable): Record<string, unknown> {
           {
             description: resp.description,
             ...(resp.schema ? { content: { [resp.contentType ?? 'application/json']: { schema: resp.schema } } } : {}),
+            ...(resp.links ? { links: Object.fromEntries(Object.entries(resp.links).map(([name, l]) => [name, openApiLink(byName, from, name, l)])) } : {}),
           },
         ]),
       ),
@@ -49,7 +82,7 @@ export function buildOpenApi(table: RouteTable): Record<string, unknown> {
       title: 'Planning Platform API',
       version: '0.1.0',
       description:
-        'Multi-tenant demand forecasting, inventory optimisation and supply planning. Errors are `{detail}`; send `Authorization: Bearer <token>` from POST /api/auth/login. `x-permission` on each operation names who may call it.',
+        'Multi-tenant demand forecasting, inventory optimisation and supply planning. Errors are `{detail}`; send `Authorization: Bearer <token>` from POST /api/auth/login. `x-permission` on each operation names who may call it. Boolean query parameters take `true` or `false` exactly and boolean body fields a JSON boolean; anything else is a 400 naming the field (the one exception, from document 2 §4.2: a supply scenario\'s two flags in `param_overrides` are coerced).',
     },
     servers: [{ url: '/' }],
     components: {

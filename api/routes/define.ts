@@ -12,6 +12,19 @@ export interface ResponseSpec {
   description: string;
   schema?: JsonSchema;
   contentType?: string;
+  /** OpenAPI links: the operations a client calls next with values of this answer (published in /openapi.json) */
+  links?: Record<string, LinkSpec>;
+}
+
+/**
+ * One OpenAPI link, naming its target as `METHOD /path` (api/openapi.ts turns that into the operationId and refuses
+ * a target or parameter that does not exist). Parameters are runtime expressions, e.g. `$response.body#/id`.
+ */
+export interface LinkSpec {
+  operation: string;
+  parameters?: Record<string, unknown>;
+  requestBody?: unknown;
+  description?: string;
 }
 
 export interface RouteInput<P = any, Q = any, B = any> {

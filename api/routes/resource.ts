@@ -5,7 +5,8 @@ import {
 } from '../../db/records';
 import type { AppContext, AuthUser } from '../context';
 import { conflict, notFound } from '../errors';
-import { defineRoute, type Permission, type RouteTable } from './define';
+import { defineRoute, type Permission, type ResponseSpec, type RouteTable } from './define';
+import { onItem, withLinks } from './links';
 import { errors, obj, out } from './schemas';
 import type { JsonSchema } from './validation';
 
@@ -84,6 +85,10 @@ export function defineResource(table: RouteTable, spec: ResourceSpec): void {
   const params: JsonSchema = obj({ [idParam]: { type: 'integer', minimum: 1, maximum: 2147483647 } }, [idParam]);
   const { tag, noun, entityType } = spec;
   const writeErrors = write === 'user' ? errors(400, 401, 404, 409) : errors(400, 401, 403, 404, 409);
+  // The created row's id, and the first listed one's, lead to every operation on the row: a client (or a stateful
+  // fuzz) reaches them with ids that exist instead of guessed ones.
+  const keyField = (spec.schemas.row.properties as Record<string, unknown> | undefined)?.[t.key] ? t.key : 'id';
+  const itemLinks = (expression: string) => (response: ResponseSpec) => withLinks(table, response, onItem(itemPath, idParam, expression));
 
   const rowOr404 = async (tx: Tx, id: number) => {
     const row = await getRecord(tx, t, id);
@@ -114,7 +119,7 @@ export function defineResource(table: RouteTable, spec: ResourceSpec): void {
       summary: `List ${tag}`,
       description: spec.descriptions?.list ?? `Filtered and paged; the total count of matching rows is in the \`X-Total-Count\` header.`,
       query,
-      responses: { 200: { description: tag, schema: { type: 'array', items: spec.schemas.row } }, ...errors(400, 401) },
+      responses: { 200: itemLinks(`$response.body#/0/${keyField}`)({ description: tag, schema: { type: 'array', items: spec.schemas.row } }), ...errors(400, 401) },
       handler: async (ctx, { query: q, user }) => {
         const where: Filter[] = Object.entries(filters)
           .filter(([k]) => q[k] !== undefined)
@@ -144,7 +149,7 @@ export function defineResource(table: RouteTable, spec: ResourceSpec): void {
       summary: `Create a ${noun.toLowerCase()}`,
       description: spec.descriptions?.create,
       body: spec.schemas.create, audit: { entityType, action: 'create' },
-      responses: { 201: { description: `created ${noun.toLowerCase()}`, schema: spec.schemas.row }, ...writeErrors },
+      responses: { 201: itemLinks(`$response.body#/${keyField}`)({ description: `created ${noun.toLowerCase()}`, schema: spec.schemas.row }), ...writeErrors },
       handler: async (ctx, { body, user }) => {
         const values = spec.hooks?.prepare ? spec.hooks.prepare(body, { user }) : body;
         const row = await withTenant(ctx.deps.db, user.accountId, async (tx) => {

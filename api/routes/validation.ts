@@ -12,6 +12,21 @@ const stringAjv = new Ajv2020({ allErrors: false, strict: false, useDefaults: tr
 const responseAjv = new Ajv2020({ allErrors: true, strict: false });
 for (const a of [bodyAjv, stringAjv, responseAjv]) addFormats(a);
 
+/**
+ * `format: date` is a date PostgreSQL stores: RFC 3339's full-date admits year 0000, which PostgreSQL refuses (and
+ * JavaScript reads as 1 BC), so the published format and the check would otherwise disagree with the database.
+ */
+const fullDate = /^(\d{4})-(\d{2})-(\d{2})$/;
+export function isCalendarDate(s: string): boolean {
+  const m = fullDate.exec(s);
+  if (!m || m[1] === '0000') return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return days !== undefined && day >= 1 && day <= days;
+}
+for (const a of [bodyAjv, stringAjv]) a.addFormat('date', { type: 'string', validate: isCalendarDate });
+
 export type Where = 'body' | 'query' | 'path';
 
 export function compile(where: Where, schema: JsonSchema): ValidateFunction {

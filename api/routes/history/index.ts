@@ -10,6 +10,7 @@ import { conflict, HttpError, notFound } from '../../errors';
 import { controlFreezeSchedule, describeFreezeSchedule, ensureFreezeSchedule } from '../../jobs/freezeSchedules';
 import { newJobId, requireTemporal, startJob } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
+import { firstOf, readsTaking, takingPathParam, withLinks, withRequestQuery } from '../links';
 import { errors, nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
 import { checkArchiveDate, checkDate, pipelineOr404 } from './common';
@@ -17,8 +18,9 @@ import { registerHistoryReplayRoutes } from './replay';
 import { registerHistoryViewRoutes } from './views';
 
 const pipelineId: JsonSchema = { type: 'integer', minimum: 1, maximum: 2147483647, description: 'the scenario pipeline' };
-const monday: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'archive date: the Monday of the version\'s planning week (YYYY-MM-DD)' };
-const date: JsonSchema = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' };
+// format date (api/routes/validation.ts): the calendar dates PostgreSQL stores, so generated dates are ones the handlers take
+const monday: JsonSchema = { type: 'string', format: 'date', description: 'archive date: the Monday of the version\'s planning week (YYYY-MM-DD); another weekday is a 400 naming that week\'s Monday' };
+const date: JsonSchema = { type: 'string', format: 'date' };
 const FREEZE_WAIT_MS = Number(process.env.FREEZE_WAIT_MS ?? 120_000);
 
 const kpis: JsonSchema = out({
@@ -134,7 +136,13 @@ export function registerHistoryRoutes(table: RouteTable): void {
       pipeline_id: pipelineId, frozen_only: { type: 'boolean', default: false }, from: date, to: date,
       skip: { type: 'integer', minimum: 0, maximum: 2147483647, default: 0 }, limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
     }, ['pipeline_id']),
-    responses: { 200: { description: 'versions', schema: { type: 'array', items: versionSchema } }, ...errors(404) },
+    // the newest version's archive date leads to the version, its replay and the views that take one, in the same pipeline
+    responses: {
+      200: withLinks(table, { description: 'versions', schema: { type: 'array', items: versionSchema } }, withRequestQuery(['pipeline_id'], firstOf(
+        takingPathParam('archive_date', '$response.body#/0/archive_date'), readsTaking('archive_date', '$response.body#/0/archive_date'),
+        (r) => (r.path === '/api/compare/versions' ? { 'query.base': '$response.body#/0/archive_date' } : undefined)))),
+      ...errors(404),
+    },
     handler: async (ctx, { query, user }) => {
       for (const f of ['from', 'to'] as const) if (query[f] !== undefined) checkDate(`query.${f}`, query[f]);
       const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => {

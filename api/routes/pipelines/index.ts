@@ -11,7 +11,8 @@ import { deleteFreezeSchedule, ensureFreezeSchedule } from '../../jobs/freezeSch
 import { logger } from '../../../lib/logger';
 import { historySettings } from '../../../db/history';
 import { badRequest, conflict, notFound } from '../../errors';
-import { defineRoute, type RouteTable } from '../define';
+import { defineRoute, type RouteSpec, type RouteTable } from '../define';
+import { firstOf, onItem, readsTaking, withLinks } from '../links';
 import { errors } from '../schemas';
 import { scenarioView } from '../scenarios';
 import * as s from './schemas';
@@ -73,6 +74,8 @@ async function syncFreezeSchedule(ctx: AppContext, accountId: string, pipelineId
 }
 
 export function registerPipelineRoutes(table: RouteTable): void {
+  // A pipeline's id leads to the operations on it and to every read scoped to a pipeline (`?pipeline_id=`).
+  const pipelineLinks = (expression: string) => (r: RouteSpec) => firstOf(onItem('/api/scenario-pipeline/{id}', 'id', expression), readsTaking('pipeline_id', expression))(r);
   const tag = 'scenario pipelines';
   const entityType = 'scenario_pipeline';
 
@@ -81,7 +84,7 @@ export function registerPipelineRoutes(table: RouteTable): void {
     summary: 'List scenario pipelines',
     description: 'Ordered by id. The total count is in the `X-Total-Count` header.',
     query: s.pageQuery,
-    responses: { 200: { description: 'pipelines', schema: { type: 'array', items: s.pipelineSchema } }, ...errors(400, 401) },
+    responses: { 200: withLinks(table, { description: 'pipelines', schema: { type: 'array', items: s.pipelineSchema } }, pipelineLinks('$response.body#/0/id')), ...errors(400, 401) },
     handler: async (ctx, { query, user }) => {
       const { rows, total } = await withTenant(ctx.deps.db, user.accountId, (tx) => listPipelines(tx, query));
       ctx.set('X-Total-Count', String(total));
@@ -94,7 +97,7 @@ export function registerPipelineRoutes(table: RouteTable): void {
     summary: 'Create a scenario pipeline',
     description: 'Results of every step are stored per pipeline. `forecast_scenario_id` must name an existing forecast scenario (400 otherwise); `segment_ids` are the segments it covers.',
     body: s.createPipelineBody, audit: { entityType, action: 'create' },
-    responses: { 201: { description: 'created pipeline', schema: s.pipelineSchema }, ...errors(400, 401, 409) },
+    responses: { 201: withLinks(table, { description: 'created pipeline', schema: s.pipelineSchema }, pipelineLinks('$response.body#/id')), ...errors(400, 401, 409) },
     handler: async (ctx, { body, user }) => {
       const name = body.name.trim();
       const row = await withTenant(ctx.deps.db, user.accountId, async (tx) => {

@@ -9,6 +9,7 @@ import { causalSeriesCount } from '../../../db/causal';
 import type { AuthUser } from '../../context';
 import { notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
+import { takingPathParam, withLinks } from '../links';
 import { errors } from '../schemas';
 import { viewableSegment } from '../segments/access';
 import * as s from './schemas';
@@ -49,7 +50,8 @@ export function registerSeriesRoutes(table: RouteTable): void {
     description:
       'Every series (row of `series`) the caller may see, by item_id and site_id; the total is in `X-Total-Count`. Field sources are given per field: etl statistics from `series`; ADI, CoV, demand class, intermittency, seasonality, trend, complexity and recommended methods from the characterization step (series_characteristics), best method, runner-up and score from the best-method step (series_best_method), both of the results pipeline: `pipeline_id`, else the most recently updated pipeline of `scenario_id`, else the default pipeline (docs/API.md, \"Which pipeline a read uses\"; only an explicit `pipeline_id` narrows the list to its segments). A series not characterized yet has ADI, CoV, demand class and intermittency computed from `series_weekly` and null characterization fields (`characterized: false`); classifications come from ABC results.',
     query: s.seriesListQuery,
-    responses: { 200: { description: 'series', schema: { type: 'array', items: s.seriesSchema } }, ...errors(400, 403, 404) },
+    // the first series' id leads to every operation on one series
+    responses: { 200: withLinks(table, { description: 'series', schema: { type: 'array', items: s.seriesSchema } }, takingPathParam('unique_id', '$response.body#/0/unique_id')), ...errors(400, 403, 404) },
     handler: async (ctx, { query, user }) => {
       const reads = readsOf(ctx, user);
       // The catalogue as most callers read it (default pipeline, no filter) comes from memory; a pipeline, scenario or

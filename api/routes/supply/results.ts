@@ -13,6 +13,7 @@ import { answerKey } from '../../planReads';
 import { conflict, badRequest, notFound } from '../../errors';
 import { newJobId } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
+import { firstOf, onItem, readsTaking, withLinks, withRequestQuery } from '../links';
 import { launch } from '../pipeline';
 import { errors, nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
@@ -144,7 +145,13 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
     summary: 'Supply runs of a pipeline and supply scenario',
     description: 'Newest first; `status` is completed, running, or failed (the job failed or was killed). The total is in `X-Total-Count`.',
     query: scoped(page),
-    responses: { 200: { description: 'runs', schema: { type: 'array', items: runSchema } }, ...errors(404) },
+    // the newest run's id leads to the run and to the reads of one run, in the same pipeline and scenario
+    responses: {
+      200: withLinks(table, { description: 'runs', schema: { type: 'array', items: runSchema } }, withRequestQuery(['pipeline_id', 'scenario_id'], firstOf(
+        onItem('/api/supply/runs/{run_id}', 'run_id', '$response.body#/0/run_id'), readsTaking('run_id', '$response.body#/0/run_id'),
+        (r) => (r.path === '/api/supply/allocations/{run_id}/results' ? { 'path.run_id': '$response.body#/0/run_id' } : undefined)))),
+      ...errors(404),
+    },
     handler: async (ctx, { query, user }) => {
       const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
         await scenarioAndPipelineOr404(tx, query.pipeline_id, query.scenario_id);
