@@ -51,6 +51,14 @@ export async function startApi(): Promise<{ close(): Promise<void> }> {
 }
 
 if (require.main === module) {
+  // A request's failure is answered by the error middleware and ends nothing. A rejected promise nobody awaited (a
+  // background cache warm, a socket's late error) is logged and the API keeps serving every tenant; an exception thrown
+  // outside any request leaves the process in an unknown state, so it is logged as fatal and the process ends.
+  process.on('unhandledRejection', (err) => logger.error({ err }, 'unhandled promise rejection; the API keeps running'));
+  process.on('uncaughtException', (err, origin) => {
+    logger.fatal({ err, origin }, 'uncaught exception; the API stops');
+    process.exit(1);
+  });
   startApi()
     .then((api) => {
       const stop = () => api.close().then(() => process.exit(0));

@@ -7,7 +7,10 @@
  * - `search_path` = the tenant's schema only, `statement_timeout` = 8 s, both local to the transaction;
  * - `SET LOCAL ROLE <schema>_reader` (migration 030): a NOLOGIN role that may only SELECT this tenant's tables (not
  *   users, parameters or audit_log), with no access to another tenant's schema or the master schema;
- * - the extended protocol, which refuses more than one statement, and an outer `LIMIT` of the row limit + 1.
+ * - the extended protocol, which refuses more than one statement, and an outer `LIMIT` of the row limit + 1;
+ * - a bound on the result's BYTES computed by PostgreSQL before any row is sent (RESULT_BYTES_SQL): a 600 MB text
+ *   value once reached the API, where the protocol parser threw outside any request and ended the process, and
+ *   400 MB answers were sent whole. A cap on the bytes read from the socket backs it up.
  *
  * The caller applies the textual rules (domain/assistant/sqlRules.ts) first. This is the one place in db/ where SQL
  * text arrives from outside: it is never a slonik template because it is the model's text, run only under the locks above.
@@ -17,6 +20,8 @@ import { tenantSchemaName } from './pool';
 
 export const ASSISTANT_STATEMENT_TIMEOUT_MS = 8000;
 export const ASSISTANT_ROW_LIMIT = 500;
+/** Bytes of the rows' text (what PostgreSQL sends, near enough) a statement may return: 500 rows of 8 KB. */
+export const ASSISTANT_RESULT_MAX_BYTES = 4 * 1024 * 1024;
 
 export interface ReadOnlyResult {
   ok: true;
@@ -26,7 +31,22 @@ export interface ReadOnlyResult {
   truncated: boolean;
   durationMs: number;
 }
-export interface ReadOnlyFailure { ok: false; error: string; code: string | null; durationMs: number }
+export interface ReadOnlyFailure { ok: false; error: string; code: string | null; durationMs: number; tooLarge?: true }
+
+/** The code of a failure whose result was larger than the byte bound, not a PostgreSQL SQLSTATE. */
+export const RESULT_TOO_LARGE = 'result_too_large';
+
+/**
+ * The statement's first rowLimit + 1 rows are materialised once and measured in PostgreSQL (octet_length of each row's
+ * text); the rows follow only when their total is within the bound, else one row carries just the total. Two columns
+ * are added after the statement's: a marker that tells a real row from the empty LEFT JOIN row, and the total.
+ */
+export function boundedStatement(statement: string, rowLimit: number, maxBytes: number): string {
+  return `WITH assistant_rows AS MATERIALIZED (SELECT assistant_query.*, true AS assistant_row FROM (\n${statement}\n) AS assistant_query LIMIT ${rowLimit + 1}),
+assistant_total AS (SELECT coalesce(sum(octet_length(assistant_rows::text)), 0)::bigint AS assistant_bytes FROM assistant_rows)
+SELECT assistant_rows.*, assistant_total.assistant_bytes FROM assistant_total LEFT JOIN assistant_rows ON assistant_total.assistant_bytes <= ${maxBytes}`;
+}
+const ADDED_COLUMNS = 2;
 
 export const readerRole = (schema: string) => `${schema}_reader`;
 
@@ -60,33 +80,54 @@ function jsonSafe(v: unknown): unknown {
 }
 
 /** Runs `statement` (already checked by the textual rules) as the tenant's reader. Never throws for a failing statement. */
-export async function runReadOnly(databaseUrl: string, accountId: string, statement: string, opts: { timeoutMs?: number; rowLimit?: number } = {}): Promise<ReadOnlyResult | ReadOnlyFailure> {
+export async function runReadOnly(databaseUrl: string, accountId: string, statement: string, opts: { timeoutMs?: number; rowLimit?: number; maxBytes?: number } = {}): Promise<ReadOnlyResult | ReadOnlyFailure> {
   const schema = tenantSchemaName(accountId);
   const timeoutMs = opts.timeoutMs ?? ASSISTANT_STATEMENT_TIMEOUT_MS;
   const rowLimit = opts.rowLimit ?? ASSISTANT_ROW_LIMIT;
+  const maxBytes = opts.maxBytes ?? ASSISTANT_RESULT_MAX_BYTES;
+  const tooLarge = (bytes: number): ReadOnlyFailure => ({
+    ok: false, tooLarge: true, code: RESULT_TOO_LARGE, durationMs: Date.now() - started,
+    error: `the result is ${bytes} bytes of text, more than the ${maxBytes} a statement may return; aggregate, or select fewer rows or shorter columns`,
+  });
   // query_timeout is a client-side backstop should the server-side timeout not fire
   const client = new pg.Client({ connectionString: databaseUrl, types, query_timeout: timeoutMs + 5000, application_name: 'assistant-reader' });
   client.on('error', () => undefined);
   let started = Date.now();
+  let socketBytes = 0;
+  let cutOff = false;
   await client.connect();
+  // the backstop should PostgreSQL's bound ever be bypassed: past a few times the bound, the connection is cut before
+  // the protocol parser assembles a message larger than a string may be
+  (client as unknown as { connection: { stream: import('node:net').Socket } }).connection.stream.on('data', (chunk: Buffer) => {
+    socketBytes += chunk.length;
+    if (!cutOff && socketBytes > 4 * maxBytes + 1024 * 1024) {
+      cutOff = true;
+      (client as unknown as { connection: { stream: import('node:net').Socket } }).connection.stream.destroy();
+    }
+  });
   try {
     await client.query('BEGIN READ ONLY');
     await client.query("SELECT set_config('search_path', $1, true), set_config('statement_timeout', $2, true), set_config('idle_in_transaction_session_timeout', $2, true)", [schema, `${timeoutMs}ms`]);
     await client.query(`SET LOCAL ROLE ${client.escapeIdentifier(readerRole(schema))}`);
     started = Date.now();
     const r = await client.query({
-      text: `SELECT * FROM (\n${statement}\n) AS assistant_query LIMIT ${rowLimit + 1}`,
+      text: boundedStatement(statement, rowLimit, maxBytes),
       values: [],
       rowMode: 'array',
       queryMode: 'extended',
     } as pg.QueryConfig & { queryMode: 'extended' });
     const durationMs = Date.now() - started;
-    const columns = uniqueNames(r.fields.map((f) => f.name));
-    const all = (r.rows as unknown[][]);
+    const width = r.fields.length - ADDED_COLUMNS;
+    const raw = r.rows as unknown[][];
+    const bytes = Number(raw[0]?.[width + 1] ?? 0);
+    if (bytes > maxBytes) return tooLarge(bytes);
+    const columns = uniqueNames(r.fields.slice(0, width).map((f) => f.name));
+    const all = raw.filter((row) => row[width] === true).map((row) => row.slice(0, width));
     const truncated = all.length > rowLimit;
     const rows = all.slice(0, rowLimit).map((row) => Object.fromEntries(columns.map((c, i) => [c, jsonSafe(row[i])])));
     return { ok: true, columns, rows, rowCount: rows.length, truncated, durationMs };
   } catch (err) {
+    if (cutOff) return tooLarge(socketBytes);
     const e = err as { message?: string; code?: string };
     return { ok: false, error: String(e.message ?? err).slice(0, 500), code: typeof e.code === 'string' ? e.code : null, durationMs: Date.now() - started };
   } finally {

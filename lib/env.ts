@@ -17,6 +17,10 @@ export interface Env {
   loginRateLimit: number;
   /** bytes of work-list answers the API keeps (api/planReads.ts); 0 keeps none */
   planReadCacheBytes: number;
+  /** the assistant's statements running at once, over every tenant and per tenant, and waiting (domain/assistant/admission.ts) */
+  assistantConcurrency: number;
+  assistantConcurrencyPerTenant: number;
+  assistantQueue: number;
 }
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
@@ -43,7 +47,19 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     bodyLimit: source.BODY_LIMIT ?? '5mb',
     loginRateLimit: Number(source.LOGIN_RATE_LIMIT ?? 30),
     planReadCacheBytes: Math.max(0, Number(source.PLAN_READ_CACHE_MB ?? DEFAULT_PLAN_READ_CACHE_MB)) * 1024 * 1024,
+    assistantConcurrency: wholeNumber(source, 'ASSISTANT_CONCURRENCY', 4, 1),
+    assistantConcurrencyPerTenant: wholeNumber(source, 'ASSISTANT_CONCURRENCY_PER_TENANT', 2, 1),
+    assistantQueue: wholeNumber(source, 'ASSISTANT_QUEUE', 8, 0),
   };
+}
+
+/** A whole number of at least `min` from the environment; anything else stops the process, as a typo would go unseen. */
+function wholeNumber(source: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const raw = source[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number >= ${min}, got ${JSON.stringify(raw)}`);
+  return n;
 }
 
 export const isDevelopment = (env: Env): boolean => ['development', 'dev', 'test'].includes(env.appEnv);

@@ -1,13 +1,23 @@
 import { readCatalog, storeIndex } from '../../../db/assistant';
 import { tenantSchemaName, withTenant } from '../../../db/pool';
-import { forbidden } from '../../errors';
+import { Admission, AdmissionRefused } from '../../../domain/assistant/admission';
+import type { Env } from '../../../lib/env';
+import { forbidden, HttpError } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
-import { errors } from '../schemas';
+import { errors, errorSchema } from '../schemas';
 import { probeModelHost } from './model';
-import { CACHE_LIMITS, chat, forgetLoggedOut, LIMITS, maxSqlRetries, responses, sessionOf, sessions, tenantContext } from './service';
+import { CACHE_LIMITS, chat, forgetLoggedOut, LIMITS, maxSqlRetries, responses, RETRY_AFTER_SECONDS, sessionOf, sessions, tenantContext } from './service';
 import * as s from './schemas';
 
 const READ_ONLY = 'The statement runs on a connection of its own in a READ ONLY transaction that is always rolled back, as the tenant\'s role `<schema>_reader` (SELECT on this tenant\'s tables only: not users, parameters or audit_log, no other tenant, not the master schema), with search_path = the tenant schema, statement_timeout 8 s and at most 500 rows.';
+
+/** One admission per app (its env), so test apps with their own limits do not share slots. */
+const admissions = new WeakMap<Env, Admission>();
+const admissionOf = (env: Env) => {
+  let a = admissions.get(env);
+  if (!a) admissions.set(env, (a = new Admission({ overall: env.assistantConcurrency, perTenant: env.assistantConcurrencyPerTenant, queue: env.assistantQueue })));
+  return a;
+};
 
 /** The data assistant (spec §4.7 `/api/assistant/*`; docs/ASSISTANT.md). */
 export function registerAssistantRoutes(table: RouteTable): void {
@@ -23,17 +33,30 @@ export function registerAssistantRoutes(table: RouteTable): void {
       + 'Rule 3: the model\'s chart hint is kept when its columns exist; otherwise 0 rows `none`, 1 row `kpi`, date + numeric `line`, category + one numeric within 30 rows `bar`, category + several numerics within 30 rows `bar_stacked`, else `table`. '
       + 'Rule 4: session = `session_id`, else `u:<token id>`, else user, else `ip:<host>`, else `anonymous`. Rule 5: 6 turns per session, 60 minutes idle, in this process only, cleared by POST /api/assistant/clear and on logout. '
       + 'A user limited to segments (`allowed_segments`) gets a 403: the statements read every series of the tenant. '
+      + 'PostgreSQL measures the rows before sending them: more than 4 MiB of row text is refused (retried as a failure, and a 422 when the last attempt is still too large). '
+      + 'Statements are admitted a few at a time (ASSISTANT_CONCURRENCY overall, ASSISTANT_CONCURRENCY_PER_TENANT per tenant, ASSISTANT_QUEUE waiting; docs/ASSISTANT.md); beyond that a 429 with `Retry-After`. '
       + 'Answers are cached 300 s (64 entries) per tenant, pipeline, scenario and question (`cached`). Without a model, or when it cannot be reached, template questions still answer (`mode` = `template`, and the answer says so): top N by demand, forecast, safety stock or shortage; series per demand or ABC class; series with open exceptions of a type; shortages in the next N weeks (at a site); the forecast of one series.',
     body: s.chatBody,
     audit: { entityType: 'assistant', action: 'chat' },
-    responses: { 200: { description: 'the answer (with `error` when no query worked)', schema: s.chatResponse }, ...errors(403) },
+    responses: {
+      200: { description: 'the answer (with `error` when no query worked)', schema: s.chatResponse }, ...errors(403),
+      422: { description: 'every attempt\'s result was larger than an answer may be; `detail` says how large', schema: errorSchema },
+      429: { description: 'as many assistant statements running and waiting as allowed, for the tenant or overall; retry after the Retry-After seconds', schema: errorSchema },
+    },
     handler: async (ctx, { body, user }) => {
       // the statements read every series of the tenant (its reader role has no notion of segments), so a user limited
       // to some segments would see the others through it
       if (user.allowedSegments.length) {
         throw forbidden(`the assistant reads every series of the tenant; users limited to segments (yours: ${user.allowedSegments.join(', ')}) cannot use it`);
       }
-      const r = await chat(ctx.deps.db, ctx.deps.env.databaseUrl!, user, ctx.ip, body);
+      let r: Awaited<ReturnType<typeof chat>>;
+      try {
+        r = await chat(ctx.deps.db, ctx.deps.env.databaseUrl!, admissionOf(ctx.deps.env), user, ctx.ip, body);
+      } catch (err) {
+        if (!(err instanceof AdmissionRefused)) throw err;
+        const limit = err.reason === 'tenant' ? `${ctx.deps.env.assistantConcurrencyPerTenant} for this tenant` : `${ctx.deps.env.assistantConcurrency} overall`;
+        throw new HttpError(429, `too many assistant statements at once (${limit}, and ${ctx.deps.env.assistantQueue} waiting); retry after ${RETRY_AFTER_SECONDS} s`, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+      }
       ctx.state.audit = { ...ctx.state.audit, entityId: r.session_id, newValue: { question: body.question.slice(0, 500), sql: r.sql.slice(0, 2000), mode: r.mode, attempts: r.attempts, row_count: r.row_count, error: r.error ?? null } };
       return r;
     },

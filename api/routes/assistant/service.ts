@@ -5,9 +5,10 @@
  * Sessions and the response cache live in this process only.
  */
 import { loadIndex, readCatalog, revokedTokenIds } from '../../../db/assistant';
-import { ASSISTANT_ROW_LIMIT, ASSISTANT_STATEMENT_TIMEOUT_MS, runReadOnly } from '../../../db/assistantQuery';
+import { ASSISTANT_RESULT_MAX_BYTES, ASSISTANT_ROW_LIMIT, ASSISTANT_STATEMENT_TIMEOUT_MS, runReadOnly } from '../../../db/assistantQuery';
 import { templateSql } from '../../../db/assistantTemplates';
 import { tenantSchemaName, withTenant, type Db } from '../../../db/pool';
+import type { Admission } from '../../../domain/assistant/admission';
 import { buildContext, relevance, type IndexEntry } from '../../../domain/assistant/budget';
 import { cacheKey, CACHE_ENTRIES, CACHE_TTL_SECONDS, ResponseCache } from '../../../domain/assistant/cache';
 import { chooseChart, type Chart, type ChartHint } from '../../../domain/assistant/chart';
@@ -17,6 +18,7 @@ import { checkReadOnlySql } from '../../../domain/assistant/sqlRules';
 import { describeTemplate, matchTemplate } from '../../../domain/assistant/templates';
 import { logger } from '../../../lib/logger';
 import type { AuthUser } from '../../context';
+import { HttpError } from '../../errors';
 import { chatCompletion, llmSettings, LlmUnavailable, type LlmSettings } from '../../llm';
 
 export interface ChatResponse {
@@ -81,7 +83,7 @@ function failure(mode: ChatResponse['mode'], attempts: number, lastSql: string, 
   };
 }
 
-async function viaModel(databaseUrl: string, accountId: string, llm: LlmSettings, req: ChatRequest, entries: IndexEntry[], history: Turn[]): Promise<Attempted | { unavailable: string }> {
+async function viaModel(run: Runner, llm: LlmSettings, req: ChatRequest, entries: IndexEntry[], history: Turn[]): Promise<Attempted | { unavailable: string }> {
   const ctx = buildContext(entries, req.question, history);
   const concepts = ctx.concepts.filter((c) => relevance(entries.find((e) => e.kind === 'concept' && e.name === c)!, req.question) > 0);
   const tableNames = entries.filter((e) => e.kind === 'table').map((e) => e.name);
@@ -89,6 +91,7 @@ async function viaModel(databaseUrl: string, accountId: string, llm: LlmSettings
   const budget = maxSqlRetries();
   let lastSql = '';
   let lastError = '';
+  let lastTooLarge = false;
   let lastDuration = 0;
   let attempts = 0;
   for (let attempt = 1; attempt <= budget; attempt++) {
@@ -116,29 +119,32 @@ async function viaModel(databaseUrl: string, accountId: string, llm: LlmSettings
       lastError = `statement rejected: ${check.reason}`;
       continue;
     }
-    const run = await runReadOnly(databaseUrl, accountId, check.sql);
-    lastDuration = run.durationMs;
-    if (!run.ok) {
-      lastError = `statement failed: ${run.error}`;
+    const result = await run(check.sql);
+    lastDuration = result.durationMs;
+    lastTooLarge = !result.ok && result.tooLarge === true;
+    if (!result.ok) {
+      lastError = `statement failed: ${result.error}`;
       continue;
     }
-    const chart = chooseChart(run.columns, run.rows, parsed.chart as ChartHint | null, req.question.slice(0, 200));
+    const chart = chooseChart(result.columns, result.rows, parsed.chart as ChartHint | null, req.question.slice(0, 200));
     return {
       response: {
-        answer: answerText({ rowCount: run.rowCount, truncated: run.truncated, columns: run.columns, rows: run.rows, explanation: parsed.explanation }),
+        answer: answerText({ rowCount: result.rowCount, truncated: result.truncated, columns: result.columns, rows: result.rows, explanation: parsed.explanation }),
         sql: check.sql, tables_used: tablesIn(check.sql, tableNames), concepts_used: concepts, chart,
-        data: run.rows, columns: run.columns, row_count: run.rowCount, attempts, duration_ms: run.durationMs, mode: 'llm',
+        data: result.rows, columns: result.columns, row_count: result.rowCount, attempts, duration_ms: result.durationMs, mode: 'llm',
       },
       turnSql: check.sql,
     };
   }
+  // a result too large for any answer is the question's fault, not a failed query: 422, as the rows never arrived
+  if (lastTooLarge) throw tooLargeError(attempts, lastError);
   return failure('llm', attempts, lastSql, lastError, lastDuration, concepts, tablesIn(lastSql, tableNames),
     `No query answered the question after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${lastError}.`);
 }
 
 const TEMPLATE_LIST = 'top N series by demand, forecast, safety stock or shortage; how many series per demand class or ABC class; series with open forecast, io or supply exceptions; which items (at a site) run short in the next N weeks; the forecast of one series (item X at site Y, or its unique id)';
 
-async function viaTemplate(databaseUrl: string, accountId: string, req: ChatRequest, entries: IndexEntry[], why: string): Promise<Attempted> {
+async function viaTemplate(run: Runner, req: ChatRequest, entries: IndexEntry[], why: string): Promise<Attempted> {
   const concepts = entries.filter((e) => e.kind === 'concept' && relevance(e, req.question) > 0).map((e) => e.name);
   const tableNames = entries.filter((e) => e.kind === 'table').map((e) => e.name);
   const match = matchTemplate(req.question);
@@ -150,20 +156,29 @@ async function viaTemplate(databaseUrl: string, accountId: string, req: ChatRequ
   const check = checkReadOnlySql(text);
   if (!check.ok) throw new Error(`template ${match.kind} breaks the textual rules: ${check.reason}`);
   const via = `Answered from the template question "${describeTemplate(match)}" because ${why.charAt(0).toLowerCase()}${why.slice(1)}.`;
-  const run = await runReadOnly(databaseUrl, accountId, check.sql);
-  if (!run.ok) return failure('template', 1, check.sql, `statement failed: ${run.error}`, run.durationMs, concepts, tablesIn(check.sql, tableNames), `${via} The query failed: ${run.error}`);
+  const result = await run(check.sql);
+  if (!result.ok && result.tooLarge) throw tooLargeError(1, `statement failed: ${result.error}`);
+  if (!result.ok) return failure('template', 1, check.sql, `statement failed: ${result.error}`, result.durationMs, concepts, tablesIn(check.sql, tableNames), `${via} The query failed: ${result.error}`);
   return {
     response: {
-      answer: answerText({ rowCount: run.rowCount, truncated: run.truncated, columns: run.columns, rows: run.rows, via }),
+      answer: answerText({ rowCount: result.rowCount, truncated: result.truncated, columns: result.columns, rows: result.rows, via }),
       sql: check.sql, tables_used: tablesIn(check.sql, tableNames), concepts_used: concepts,
-      chart: chooseChart(run.columns, run.rows, null, describeTemplate(match)), data: run.rows, columns: run.columns, row_count: run.rowCount,
-      attempts: 1, duration_ms: run.durationMs, mode: 'template',
+      chart: chooseChart(result.columns, result.rows, null, describeTemplate(match)), data: result.rows, columns: result.columns, row_count: result.rowCount,
+      attempts: 1, duration_ms: result.durationMs, mode: 'template',
     },
     turnSql: check.sql,
   };
 }
 
-export async function chat(db: Db, databaseUrl: string, user: AuthUser, ip: string, req: ChatRequest): Promise<ChatResponse> {
+/** Runs one checked statement as the tenant's reader, once the admission lets it (AdmissionRefused otherwise). */
+type Runner = (statement: string) => ReturnType<typeof runReadOnly>;
+
+function tooLargeError(attempts: number, lastError: string): HttpError {
+  return new HttpError(422, `the answer would be too large to send after ${attempts} attempt${attempts === 1 ? '' : 's'} (at most ${ASSISTANT_RESULT_MAX_BYTES} bytes of rows): ${lastError.replace(/^statement failed: /, '')}`);
+}
+
+export async function chat(db: Db, databaseUrl: string, admission: Admission, user: AuthUser, ip: string, req: ChatRequest): Promise<ChatResponse> {
+  const run: Runner = (statement) => admission.run(user.accountId, () => runReadOnly(databaseUrl, user.accountId, statement));
   await forgetLoggedOut(db, user.accountId);
   const sessionId = sessionOf(user, req.session_id, ip);
   const key = cacheKey(user.accountId, req.pipeline_id ?? null, req.scenario_id ?? null, req.question);
@@ -184,16 +199,17 @@ export async function chat(db: Db, databaseUrl: string, user: AuthUser, ip: stri
   let done: Attempted | null = null;
   let why = 'no language model is configured (tenant parameter llm.base_url)';
   if (c.llm) {
-    const r = await viaModel(databaseUrl, user.accountId, c.llm, req, c.entries, history);
+    const r = await viaModel(run, c.llm, req, c.entries, history);
     if ('unavailable' in r) {
       logger.warn({ err: r.unavailable }, 'language model unavailable; the assistant answers from its templates');
       why = `the language model at ${c.llm.baseUrl} is unavailable (${r.unavailable.slice(0, 200)})`;
     } else done = r;
   }
-  done ??= await viaTemplate(databaseUrl, user.accountId, req, c.entries, why);
+  done ??= await viaTemplate(run, req, c.entries, why);
   remember(done.response, done.turnSql);
   if (done.response.error === undefined) responses.set(key, done.response, Date.now());
   return { ...done.response, session_id: sessionId, cached: false };
 }
 
 export const LIMITS = { row_limit: ASSISTANT_ROW_LIMIT, statement_timeout_ms: ASSISTANT_STATEMENT_TIMEOUT_MS };
+export const RETRY_AFTER_SECONDS = Math.ceil(ASSISTANT_STATEMENT_TIMEOUT_MS / 1000);
