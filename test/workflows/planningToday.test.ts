@@ -16,6 +16,7 @@ let t: TestApp;
 let a: TestTenant;
 let admin: string;
 let seed: SupplySeed;
+let edgeId: number;
 
 beforeAll(async () => {
   tw = await startTestWorker();
@@ -25,6 +26,7 @@ beforeAll(async () => {
   seed = await seedSupply(t.db, a.accountId);
   const edge = await t.call('post', '/api/supersession', { token: admin, body: { from_item_id: seed.items.Q, to_item_id: seed.items.P, effective_date: '2026-04-06' } });
   expect(edge.status).toBe(201);
+  edgeId = edge.body.id;
 }, 120_000);
 afterAll(async () => {
   await t?.close();
@@ -74,4 +76,16 @@ test('the tenant\'s read without pipeline_id keeps the tenant\'s date; an unknow
   expect([before, new Date().toISOString().slice(0, 10)]).toContain(tenant.as_of);
   expect(tenant).toMatchObject({ status: 200, source: 'today', edges: 1 });
   expect(await active({ pipeline_id: 2147483647 })).toMatchObject({ status: 404, detail: 'Pipeline 2147483647 not found' });
+});
+
+test('a mid-week effective date is compared as it is, not rounded to its Monday, by the read and the supply step alike', async () => {
+  // docs/SUPERSESSION.md "Dates within a week": only the forecast step, which moves weeks, starts at the date's Monday
+  expect((await t.call('put', `/api/supersession/${edgeId}`, { token: admin, body: { effective_date: '2026-04-08' } })).status).toBe(200);
+  const at = async (date: string) => {
+    expect((await t.call('put', '/api/history/planning-date', { token: admin, body: { pipeline_id: seed.pipelineId, planning_date: date } })).status).toBe(200);
+    return { read: (await active({ pipeline_id: seed.pipelineId })).edges, qOrders: (await supplyRun()).qOrders > 0 };
+  };
+  // Monday 04-06 of the edge's week: not active yet, Q is still sourced; Wednesday 04-08: active, Q is not
+  expect(await at('2026-04-06')).toEqual({ read: 0, qOrders: true });
+  expect(await at('2026-04-08')).toEqual({ read: 1, qOrders: false });
 });

@@ -5,6 +5,9 @@ import { int4, nullable, obj, out, skipParam } from '../schemas';
 import type { JsonSchema } from '../validation';
 
 const str = { type: 'string' };
+
+/** Where the spec is silent on a date inside a week (docs/SUPERSESSION.md "Dates within a week"). */
+const EFFECTIVE_DATE_NOTE = 'Rule 1 compares the date as it is with the reference date (GET /api/supersession/active, the supply step: active from that very day, a Wednesday date is not active on its Monday); only the forecast step, which moves whole weeks, starts at the Monday of the week holding it, that whole week included.';
 const date = (description: string): JsonSchema => ({ type: 'string', format: 'date', description, examples: ['2026-03-02'] });
 
 /** The edge fields of document 2 §2.4; `withDefaults` for create, where a field left out takes its default. */
@@ -14,7 +17,7 @@ function edgeFields(withDefaults: boolean): Record<string, JsonSchema> {
     from_item_id: int4(1, { description: 'the replaced item; must exist' }),
     to_item_id: int4(1, { description: 'its successor; must exist and differ from from_item_id' }),
     site_id: { ...nullable(int4(1, { description: 'the site the edge acts at; must exist' })), ...dflt(null), description: 'null (the default): a global edge, acting at every site' },
-    effective_date: { ...nullable(date('YYYY-MM-DD')), ...dflt(null), description: 'the date the replacement takes effect (YYYY-MM-DD); null (the default): immediately' },
+    effective_date: { ...nullable(date('YYYY-MM-DD')), ...dflt(null), description: `the date the replacement takes effect (YYYY-MM-DD); null (the default): immediately. ${EFFECTIVE_DATE_NOTE}` },
     demand_factor: { type: 'number', exclusiveMinimum: 0, ...dflt(DEFAULT_DEMAND_FACTOR), description: `successor demand per unit of the replaced item's demand, > 0; default ${DEFAULT_DEMAND_FACTOR}` },
     stock_rollable: { type: 'boolean', ...dflt(DEFAULT_STOCK_ROLLABLE), description: `the replaced item's stock may serve the successor's demand; default ${DEFAULT_STOCK_ROLLABLE}` },
     notes: { ...nullable({ type: 'string', maxLength: NOTES_MAX_LENGTH }), ...dflt(null), description: `free text, at most ${NOTES_MAX_LENGTH} characters` },
@@ -29,7 +32,7 @@ export const edgeSchema: JsonSchema = out({
   from_item_id: { type: 'integer' }, from_item_xuid: str, from_item_name: str,
   to_item_id: { type: 'integer' }, to_item_xuid: str, to_item_name: str,
   site_id: nullable({ type: 'integer' }), site_xuid: nullable(str), site_name: nullable(str),
-  effective_date: nullable({ type: 'string', format: 'date' }),
+  effective_date: { ...nullable({ type: 'string', format: 'date' }), description: `null: in effect immediately. ${EFFECTIVE_DATE_NOTE}` },
   demand_factor: { type: 'number' },
   stock_rollable: { type: 'boolean' },
   notes: nullable(str),
