@@ -92,6 +92,50 @@ describe('supply', () => {
     expect(await ordersOf(job.job_id, seed.items.Q)).toEqual(engineOrders(expected, seed.items.Q));
     expect((await ordersOf(job.job_id, seed.items.Q)).reduce((n, o) => n + o.qty, 0)).toBe(30);
   }, 240_000);
+
+  test('netted: the netting period\'s weeks plan what booked orders left of the forecast', async () => {
+    // 7 of P booked at S1 in the period's first week consume 7 of that week's 10 (docs/NETTING.md): netted 3, 10, 10, 10
+    await withTenant(t.db, a.accountId, (tx) => tx.query(sql.unsafe`
+      INSERT INTO demand_history (item_id, site_id, ds, qty) VALUES (${seed.items.P}, ${seed.sites.S1}, ${PLANNING_DATE}, 7)`));
+    await finished(planner, await t.call('post', '/api/forecast/netting/refresh', { token: planner, body: { pipeline_id: seed.pipelineId } }));
+    const netted = await t.call('get', `/api/forecast/netting/${seed.items.P}_${seed.sites.S1}`, { token: planner, query: { pipeline_id: seed.pipelineId } });
+    expect(netted.body.netted).toEqual([3, 10, 10, 10]);
+
+    const sc = await t.call('post', '/api/supply/scenarios', { token: planner, body: { name: 'Netted', demand_netted: true } });
+    const job = await finished(planner, await t.call('post', '/api/pipeline/run/supply', { token: planner, body: { pipeline_id: seed.pipelineId, scenario_id: sc.body.id } }));
+    const items = seedInput(seed);
+    const pS1 = Float64Array.from(items[0].sites[1].forecast);
+    pS1[0] = 3;
+    items[0].sites[1] = { ...items[0].sites[1], forecast: pS1 };
+    expect([items[0].item_id, items[0].sites[1].site_id]).toEqual([seed.items.P, seed.sites.S1]);
+    const expected = planSupply({ planning_date: PLANNING_DATE, flags, items });
+    expect(await ordersOf(job.job_id, seed.items.P)).toEqual(engineOrders(expected, seed.items.P));
+    const demand = await withTenant(t.db, a.accountId, (tx) => tx.oneFirst(sql.unsafe`
+      SELECT demand FROM supply_plans WHERE run_id = ${job.job_id} AND item_id = ${seed.items.P} AND site_id = ${seed.sites.S1}`)) as number[];
+    expect(demand.slice(0, 6)).toEqual([3, 10, 10, 10, 10, 10]);
+  }, 240_000);
+
+  test('causal: the stored causal demand of the pipeline\'s last causal run, here instead of the forecast', async () => {
+    // a causal run's site rows for Q at S1, 2 a week over the plan (and one row before it, which is not planned)
+    await withTenant(t.db, a.accountId, async (tx) => {
+      const scenario = await tx.oneFirst(sql.unsafe`INSERT INTO causal_scenarios (name) VALUES ('Fleet') RETURNING id`);
+      await tx.query(sql.unsafe`
+        INSERT INTO causal_results (scenario_id, pipeline_id, item_id, site_id, week, demand)
+        SELECT ${scenario}, ${seed.pipelineId}, ${seed.items.Q}, ${seed.sites.S1}, (${PLANNING_DATE}::date + 7 * w), 2 FROM generate_series(-1, 51) w`);
+      // the item aggregate (site 0) is not a site's demand
+      await tx.query(sql.unsafe`
+        INSERT INTO causal_results (scenario_id, pipeline_id, item_id, site_id, week, demand) VALUES (${scenario}, ${seed.pipelineId}, ${seed.items.Q}, 0, ${PLANNING_DATE}, 99)`);
+    });
+    const sc = await t.call('post', '/api/supply/scenarios', {
+      token: planner, body: { name: 'Causal', demand_statistical: false, demand_causal: true, demand_maintenance: false },
+    });
+    const job = await finished(planner, await t.call('post', '/api/pipeline/run/supply', { token: planner, body: { pipeline_id: seed.pipelineId, scenario_id: sc.body.id } }));
+    const items = seedInput(seed).map((it) => ({ ...it, sites: it.sites.map((x) => ({ ...x, forecast: new Float64Array(52) })) }));
+    items[1].sites[0].forecast.fill(2);
+    const expected = planSupply({ planning_date: PLANNING_DATE, flags, items });
+    expect(await ordersOf(job.job_id, seed.items.Q)).toEqual(engineOrders(expected, seed.items.Q));
+    expect(await ordersOf(job.job_id, seed.items.P)).toEqual(engineOrders(expected, seed.items.P));
+  }, 240_000);
 });
 
 describe('meio', () => {
