@@ -2,21 +2,25 @@
  * A few maintenance events in the demo tenant (docs/MAINTENANCE.md, "Demo data"), so the /api/maintenance/* views and
  * `forecast_maint` show something: an A-check every 8 weeks, a C-check every 26 weeks and a one-off plant shutdown,
  * their parts taken from the first series, and two scenarios, "Baseline" (no changes) and "Deferred 4 weeks" (the
- * A-check 4 weeks later, the shutdown moved a week). Idempotent: a tenant that has any maintenance event is left as is.
+ * A-check 4 weeks later, the shutdown moved a week). The events start from the planning date of `pipelineId` (the demo
+ * pipeline: the week after the last week of history), so they fall inside the horizon of its supply plan, which plans
+ * their parts (docs/SUPPLY.md "Which demand a plan covers"). Idempotent: a tenant that has any maintenance event is left
+ * as is.
  */
-import { resolvePlanningDate, TENANT_PIPELINE } from '../../db/planningDate';
+import { resolvePlanningDate } from '../../db/planningDate';
 import {
   eventCount, firstSeries, insertEvent, insertScenario, replaceBom, replaceDateOverrides, replaceSchedule,
 } from '../../db/maintenance';
 import type { Tx } from '../../db/pool';
 import { addWeeks, mondayOf } from '../../domain/time/weeks';
 
-export async function seedDemoMaintenance(tx: Tx): Promise<{ events: number; scenarios: number }> {
+export async function seedDemoMaintenance(tx: Tx, pipelineId: number): Promise<{ events: number; scenarios: number }> {
   if ((await eventCount(tx)) > 0) return { events: 0, scenarios: 0 };
   const parts = await firstSeries(tx, 6);
   if (parts.length === 0) return { events: 0, scenarios: 0 };
   const part = (k: number) => parts[k % parts.length];
-  const start = mondayOf((await resolvePlanningDate(tx, TENANT_PIPELINE)).date);
+  // from the week the pipeline's supply plan starts, so every event falls inside its 52 weeks and its parts are ordered
+  const start = mondayOf((await resolvePlanningDate(tx, pipelineId)).date);
   const shutdown = addWeeks(start, 10);
   const base = { description: null, end_date: null, dates: [] as string[] };
   const aCheck = await insertEvent(tx, { ...base, name: 'A-check A320 fleet', event_type: 'A-check', asset: 'A320 fleet', start_date: addWeeks(start, 1), interval_weeks: 8 });

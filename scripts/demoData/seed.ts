@@ -83,7 +83,7 @@ export async function seedDemoData(db: Db, temporal: TemporalDeps, accountId: st
   await withTenant(db, accountId, (tx) => touchPipelineRun(tx, pipelineId));
   const etl = await waitForJob(db, accountId, etlJobId, timeoutMs);
   if (etl.status !== 'completed') throw new Error(`demo etl ${etlJobId} ${etl.status}: ${etl.error ?? ''}`);
-  await withTenant(db, accountId, (tx) => seedDemoMaintenance(tx));
+  await withTenant(db, accountId, (tx) => seedDemoMaintenance(tx, pipelineId));
   await withTenant(db, accountId, (tx) => seedDemoCausal(tx));
   return { staged, importRunId: run.run_id, etlJobId, pipelineId, scenarioId, series: (etl.result as { series: number }).series };
 }

@@ -12,6 +12,7 @@
  *   scenario "Deferred 4 weeks": E1 shifted 4 weeks → 03-30 only (04-13 is outside); E2 moved 03-11 → 03-25 (k 3)
  *                I1@DC1 = [0, 0, 0, 3, 2, 0] (5), I2@DC1 = [0, 0, 0, 4, 0, 0] (4), I3@HGR = [0, 0, 0, 0, 1, 0] (1); total 10
  */
+import { resolvePlanningDate } from '../../db/planningDate';
 import { sql, withTenant } from '../../db/pool';
 import { ADMIN_REQUIRED } from '../../api/errors';
 import { seedForecastReads, type Seeded } from '../support/forecastReadsSeed';
@@ -326,20 +327,29 @@ describe('deletes (extras)', () => {
 });
 
 describe('demo data', () => {
-  test('seedDemoMaintenance: three events and two scenarios over the first series, once', async () => {
+  test('seedDemoMaintenance: three events and two scenarios over the first series, once, from the pipeline\'s planning date', async () => {
     const b = await t.newTenant('maintenance-demo');
     await seedForecastReads(t.db, b.accountId);
     const token = await t.login(b.planner);
-    expect(await withTenant(t.db, b.accountId, (tx) => seedDemoMaintenance(tx))).toEqual({ events: 3, scenarios: 2 });
-    expect(await withTenant(t.db, b.accountId, (tx) => seedDemoMaintenance(tx))).toEqual({ events: 0, scenarios: 0 });
-    // default horizon: 52 weeks from the planning today's Monday, where the events start too. Series A, B, C (I1, I2, I3):
-    // A-check weeks 1, 9, …, 49 (7) × (A 4 + B 2) = 42; C-check weeks 6, 32 (2) × (A 10 + C 6) = 32; shutdown week 10 × (B 20 + C 8) = 28
-    const asDefined = await t.call('get', `${M}/demand/summary`, { token });
+    const pipelineId = (await withTenant(t.db, b.accountId, (tx) => tx.oneFirst(sql.unsafe`INSERT INTO scenario_pipelines (name) VALUES ('Demo') RETURNING id`))) as number;
+    expect(await withTenant(t.db, b.accountId, (tx) => seedDemoMaintenance(tx, pipelineId))).toEqual({ events: 3, scenarios: 2 });
+    expect(await withTenant(t.db, b.accountId, (tx) => seedDemoMaintenance(tx, pipelineId))).toEqual({ events: 0, scenarios: 0 });
+    // the events start from the week the pipeline's supply plan starts (here the Monday after the last week of history),
+    // not from the calendar, so they fall inside that plan's 52 weeks
+    const planned = await withTenant(t.db, b.accountId, (tx) => resolvePlanningDate(tx, pipelineId, null));
+    expect(planned.source).toBe('history');
+    const cCheck = (await t.call('get', `${M}/events`, { token })).body.find((e: any) => e.event_type === 'C-check');
+    const weekOf = (d: string) => Math.round((Date.parse(d) - Date.parse(planned.date)) / (7 * 86_400_000));
+    expect(weekOf(cCheck.start_date)).toBe(6);
+    // over those 52 weeks; series A, B, C (I1, I2, I3): A-check weeks 1, 9, …, 49 (7) × (A 4 + B 2) = 42; C-check
+    // weeks 6, 32 (2) × (A 10 + C 6) = 32; shutdown week 10 × (B 20 + C 8) = 28
+    const plan = { start_week: planned.date };
+    const asDefined = await t.call('get', `${M}/demand/summary`, { token, query: plan });
     expect([asDefined.body.occurrence_count, asDefined.body.total_qty]).toEqual([10, 102]);
     // "Deferred 4 weeks": A-check weeks 5, …, 45 (6) → 36; the shutdown one week later, still inside
     const scenarios = await t.call('get', `${M}/scenarios`, { token });
     expect(scenarios.body.map((x: { name: string }) => x.name)).toEqual(['Baseline', 'Deferred 4 weeks']);
-    const deferredDemo = await t.call('get', `${M}/demand/summary`, { token, query: { scenario_id: scenarios.body[1].id } });
+    const deferredDemo = await t.call('get', `${M}/demand/summary`, { token, query: { ...plan, scenario_id: scenarios.body[1].id } });
     expect([deferredDemo.body.occurrence_count, deferredDemo.body.total_qty]).toEqual([9, 96]);
   });
 });

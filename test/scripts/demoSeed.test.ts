@@ -105,6 +105,28 @@ test('generated demo data goes through import staging, an import run and etl wit
   expect(done.successorSeries).toBeGreaterThan(0);
   expect(done.routes).toBeGreaterThan(0);
   expect(done.meioSeries).toBe(seriesWithDemand);
+  // the default supply scenario plans maintenance demand (docs/SUPPLY.md "Which demand a plan covers"): every part of
+  // the demo's events falls inside the plan's 52 weeks, and the plan's own demand of each part's series is its
+  // forecast plus exactly what /api/maintenance/demand/series says the events take in those weeks
+  const plan = await withTenant(t.db, tenant.accountId, (tx) => tx.one(sql.unsafe`
+    SELECT run_id, planning_date::text AS planning_date, horizon FROM supply_runs WHERE pipeline_id = ${result.pipelineId}`)) as { run_id: string; planning_date: string; horizon: number };
+  const maint = (await t.call('get', '/api/maintenance/demand/series', { token: admin, query: { start_week: plan.planning_date, horizon_weeks: plan.horizon } })).body;
+  const cCheck = (await t.call('get', '/api/maintenance/events', { token: admin })).body.find((e: any) => e.event_type === 'C-check');
+  const occurrences = (await t.call('get', `/api/maintenance/events/${cCheck.id}/occurrences`, { token: admin, query: { start_week: plan.planning_date, horizon_weeks: plan.horizon } })).body;
+  expect(occurrences.occurrences.length).toBeGreaterThanOrEqual(2);
+  expect(maint.weeks[0]).toBe(plan.planning_date);
+  const cParts = new Set(cCheck.bom.map((l: any) => `${l.item_id}_${l.site_id}`));
+  expect(maint.series.filter((x: any) => cParts.has(x.unique_id)).length).toBe(cParts.size);
+  for (const x of maint.series) {
+    const row = await withTenant(t.db, tenant.accountId, (tx) => tx.one(sql.unsafe`
+      SELECT p.demand, fr.yhat, fr.start_week::text AS start_week FROM supply_plans p
+      JOIN series_best_method b ON b.pipeline_id = ${result.pipelineId} AND b.item_id = p.item_id AND b.site_id = p.site_id
+      JOIN forecast_results fr ON fr.pipeline_id = b.pipeline_id AND fr.item_id = b.item_id AND fr.site_id = b.site_id AND fr.method = b.best_method
+      WHERE p.run_id = ${plan.run_id} AND p.item_id = ${x.item_id} AND p.site_id = ${x.site_id}`)) as { demand: number[]; yhat: number[]; start_week: string };
+    expect(row.start_week).toBe(plan.planning_date);
+    const extra = row.demand.map((d, k) => d - Math.max(0, row.yhat[k] ?? 0));
+    expect([x.unique_id, extra.map((v) => Math.round(v * 1e6) / 1e6)]).toEqual([x.unique_id, x.values]);
+  }
   // the job ends with the planner's work queue: alerts and the exception log of the demo pipeline, as the job reports them
   const alerts = (await t.call('get', '/api/alerts', { token: admin, query: { page_size: 1 } })).body;
   const log = (await t.call('get', '/api/exception-log', { token: admin, query: { pipeline_id: result.pipelineId, page_size: 1 } })).body;
