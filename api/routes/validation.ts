@@ -118,6 +118,10 @@ export function describeError(where: Where, err: ErrorObject): string {
     }
     case 'type':
       return `${field} must be ${String(p.type)}`;
+    case 'const':
+      return `${field} must be ${JSON.stringify(p.allowedValue)}`;
+    case 'false schema':
+      return `${field} is not taken together with the other fields sent`;
     default:
       return `${field} ${err.message ?? 'is invalid'}`;
   }

@@ -196,7 +196,8 @@ describe('users (admin)', () => {
       [{ email: 'x@example.com', name: 'x', password: 'short' }, /body\.password must NOT have fewer than 8 characters/],
       [{ email: 'x@example.com', name: 'x', password: 'long-enough-1', role: 'superadmin' }, /body\.role must be one of: admin, user/],
       [{ email: 'x@example.com', name: 'x', password: 'long-enough-1', is_god: true }, /unknown field 'is_god'/],
-      [{ email: 'x@example.com', name: 'x' }, /body\.password is required for a local user/],
+      [{ email: 'x@example.com', name: 'x' }, /^body\.password is required$/],
+      [{ email: 'x@example.com', name: 'x', auth_provider: 'google', password: 'long enough 123' }, /^body\.password is not taken together with the other fields sent$/],
       [{ email: 'x@example.com', name: 'x', password: 'long-enough-1', allowed_segments: ['a'] }, /body\.allowed_segments\[0\] must be integer/],
     ];
     for (const [body, message] of cases) {

@@ -75,6 +75,12 @@ const userFields = {
 export const createUserBody = obj(
   { ...userFields, role: { ...userFields.role, default: 'user' }, can_run_process: { type: 'boolean', default: false }, can_create_override: { type: 'boolean', default: false } },
   ['email', 'name'],
+  {
+    // a local user needs a password, a provider's user takes none: stated here, a generated client sends what is taken
+    if: { required: ['auth_provider'], properties: { auth_provider: { not: { const: 'local' } } } },
+    then: { properties: { password: false } },
+    else: { required: ['password'] },
+  },
 );
 export const updateUserBody = obj({ ...userFields, is_active: { type: 'boolean', description: 'true reactivates a deactivated user' } }, [], { minProperties: 1 });
 

@@ -83,7 +83,7 @@ export function registerExceptionRoutes(table: RouteTable): void {
     summary: 'The exception log of a pipeline, filtered and paged',
     description: `One row per SKU-site of the pipeline with its issues (spec §2.4). \`status\` one of open, resolved, snoozed; \`types\` a comma list of forecast, io, supply (a row matches when it has any of them); \`segment_id\` limits to the segment's series; \`page\` 1-based, \`page_size\` 1–500 (default 50). \`total\` counts every row the filters match. ${RULES}`,
     query: obj({
-      pipeline_id: pipelineParam, status: { type: 'string', enum: STATUSES }, types: { type: 'string', maxLength: 200, description: 'comma list of forecast, io, supply' },
+      pipeline_id: pipelineParam, status: { type: 'string', enum: STATUSES }, types: { type: 'string', maxLength: 200, pattern: '^\\s*(forecast|io|supply)\\s*(,\\s*(forecast|io|supply)\\s*)*$', description: 'comma list of forecast, io, supply' },
       segment_id: int4(1), page: int4(1, { default: 1 }), page_size: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
     }, ['pipeline_id']),
     responses: { 200: { description: 'a page of rows', schema: out({ total: { type: 'integer' }, page: { type: 'integer' }, page_size: { type: 'integer' }, items: { type: 'array', items: itemSchema } }) }, ...errors(400, 403, 404) },

@@ -141,9 +141,16 @@ export const compatibilityBody = obj(
     zero_ratio: { type: 'number', minimum: 0, maximum: 1, description: 'share of periods without demand' },
     n_nonzero: { type: 'integer', minimum: 0, maximum: 100000, description: 'periods with demand (wins over zero_ratio); at most n_observations' },
     min: { type: 'number', description: 'smallest observation (negative values rule out the intermittent methods)' },
-    methods: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', minLength: 1, maxLength: 100 }, description: `check only these (default all: ${ALL_METHODS.join(', ')})` },
+    methods: { type: 'array', minItems: 1, maxItems: 50, items: { type: 'string', enum: [...ALL_METHODS] }, description: 'check only these (default all)' },
   },
   ['n_observations'],
+  {
+    // the class and the flag must agree (domain/forecast/compatibility.ts): said here, a client built from the schema sends no contradiction
+    allOf: [
+      { if: { required: ['demand_class'], properties: { demand_class: { enum: ['intermittent', 'lumpy'] } } }, then: { properties: { is_intermittent: { const: true } } } },
+      { if: { required: ['demand_class'], properties: { demand_class: { enum: ['smooth', 'erratic'] } } }, then: { properties: { is_intermittent: { const: false } } } },
+    ],
+  },
 );
 export const compatibilityResponse = out({
   characteristics: out({

@@ -205,7 +205,7 @@ export function registerSupplyResultRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/supply/orders', tag, pipelineScoped: true,
     summary: 'Supply orders: engine recommendations merged with firm orders',
-    description: 'Document 2 §4.1: engine orders of the run merged with firm orders. `include_firm` (default true) adds firm rows; `firm_only` returns only them and skips engine output. Firm rows carry weeks counted from the run\'s planning date (floor of days / 7) and their `erp_status` as status; without a `status` filter only firm rows that count as supply (firm, released, in_transit) are listed. `week_from`/`week_to` bound the arrival week. Ordered by item, site, arrival week, engine before firm, id; paging applies to the merged list; the total is in `X-Total-Count`.',
+    description: 'Document 2 §4.1: engine orders of the run merged with firm orders. `include_firm` (default true) adds firm rows; `firm_only` returns only them and skips engine output. Firm rows carry weeks counted from the run\'s planning date (floor of days / 7) and their `erp_status` as status; without a `status` filter only firm rows that count as supply (firm, released, in_transit) are listed. `week_from`/`week_to` bound the arrival week (inclusive; `week_from` after `week_to` is a 400, a rule between two parameters that the schema cannot state). Ordered by item, site, arrival week, engine before firm, id; paging applies to the merged list; the total is in `X-Total-Count`.',
     query: scoped({
       run_id: runIdSchema, item_id: id32, site_id: id32, source_site_id: id32,
       order_type: { type: 'string', enum: ORDER_TYPE_ENUM }, status: { type: 'string', enum: ORDER_STATUS_ENUM },
