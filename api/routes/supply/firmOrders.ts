@@ -56,7 +56,7 @@ function orderFields(withDefaults: boolean): Record<string, JsonSchema> {
     unit_cost: cost('unit cost'),
     order_cost: cost('fixed cost of the order'),
     total_cost: cost('total cost'),
-    erp_status: { type: 'string', minLength: 1, maxLength: 20, ...dflt('firm'), description: `${ERP_STATUS_LIST} (any case, stored lower-case); default firm` },
+    erp_status: { type: 'string', minLength: 1, maxLength: 20, ...dflt('firm'), description: `${ERP_STATUS_LIST} (any case, stored lower-case); default firm. Only ${SUPPLY_STATUS_LIST} count as supply; every status, received included, sets the latest firm week of its type, so under firm_orders_block_horizon a received order released after the planning date still blocks its type until its release week (docs/SUPPLY.md "Received firm orders")` },
     received_qty: { type: 'number', minimum: 0, ...dflt(0), description: 'quantity already received; default 0' },
     expiry_date: nullable({ type: 'string', format: 'date', description: 'YYYY-MM-DD' }),
     attributes: { type: 'object', ...dflt({}), description: 'free attributes; default {}' },

@@ -31,7 +31,7 @@ const flag = (what: string): JsonSchema => ({
 /** The keys a scenario may override; the engine options in the API's snake_case (db/supplyScenarios.ts SUPPLY_OPTION_KEYS). */
 const paramOverrides: JsonSchema = obj(
   {
-    firm_orders_block_horizon: flag('document 2 §4.2 rule 2: a source type is skipped in the weeks before its latest firm order'),
+    firm_orders_block_horizon: flag('document 2 §4.2 rule 2: a source type is skipped in the weeks before its latest firm order (by release date). Every firm order of the type counts, whatever its erp_status: a received order released after the planning date blocks like an open one although it is no longer supply; one released before it blocks nothing (docs/SUPPLY.md "Received firm orders")'),
     respect_lead_time: flag('document 2 §4.2 rule 4: a source type is skipped in the weeks before its shortest route lead time'),
     late_orders: {
       type: 'string', enum: [...LATE_ORDER_MODES],
