@@ -1,6 +1,6 @@
 /**
- * The answers of the planner's work lists (GET /api/supply/orders, GET /api/exception-log), kept by the API for the
- * tenant's plan version (migration 033) they were read at. The plan version is read with the user on every request
+ * The answers of the planner's work lists (GET /api/supply/orders, GET /api/exception-log, GET /api/alerts), kept
+ * by the API for the tenant's plan version (migrations 033 and 035) they were read at. The plan version is read with the user on every request
  * (db/authLookup.ts) and raised at the commit of anything those lists show, so an answer kept for a version is the
  * answer for every request that brings that version; a request that brings a newer one reads the database again.
  *

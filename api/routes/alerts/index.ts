@@ -4,6 +4,7 @@ import {
 } from '../../../db/alerts';
 import { withTenant, type Tx } from '../../../db/pool';
 import { listSegments, visibleSegmentIds } from '../../../db/segments';
+import { answerKey } from '../../planReads';
 import { alertQueryPrompt, readModelAnswer, type ModelQueryContext } from '../../../domain/alerts/modelQuery';
 import { parseAlertQuery, queryTerms, type ParsedAlertQuery } from '../../../domain/alerts/query';
 import { logger } from '../../../lib/logger';
@@ -170,11 +171,19 @@ export function registerAlertRoutes(table: RouteTable): void {
     description: `Filters \`segment_id\`, \`status\`, \`metric\`, \`severity\`, \`demand_class\` (one class or a comma list; the series' class in series_characteristics of the alert's pipeline); most severe first, then oldest. Only series in the caller's segments. \`pipeline_id\` omitted: the default pipeline. ${s.STATUS_RULE}`,
     query: s.listQuery,
     responses: { 200: { description: 'a page of alerts', schema: s.listResponse }, ...errors(403, 404) },
-    handler: async (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
-      const { demand_class: dc, ...rest } = query;
-      const { pipelineId: _p, ...r } = await alertPage(tx, user, { ...rest, demand_class: dc?.split(',') });
-      return r;
-    }),
+    handler: async (ctx, { query, user }) => {
+      // kept per plan version (api/planReads.ts; migration 035 raises it when alerts or demand classes change): the
+      // count and the page were read from PostgreSQL on every request. The answer depends on the segments the user sees.
+      const key = answerKey('alerts', { ...query, visible_segments: visibleSegmentIds(user) });
+      const r = await ctx.deps.cache.plan.answer(user.accountId, ctx.state.planVersion, key, () => withTenant(ctx.deps.db, user.accountId, async (tx) => {
+        const { demand_class: dc, ...rest } = query;
+        const { pipelineId: _p, ...page } = await alertPage(tx, user, { ...rest, demand_class: dc?.split(',') });
+        return { body: JSON.stringify(page) };
+      }));
+      ctx.type = 'application/json';
+      ctx.body = r.body;
+      return undefined;
+    },
   });
 
   defineRoute(table, {
