@@ -118,7 +118,14 @@ export function registerForecastRoutes(table: RouteTable): void {
     description:
       "Every origin (the last week of training data; its forecast starts the week after) with stored forecasts, oldest first, with the kinds and methods stored there: kind 'window' is the backtest step's scored windows (horizon-long, with actuals), kind 'origin' the backtest-forecast step's full-horizon forecasts. Both kinds are listed unless `kind` picks one. `pipeline_id` chooses whose results (omitted: " + s.DEFAULT_PIPELINE_RULE + "). 404 unknown series, 403 outside the caller's segments.",
     params: s.uidParams, query: s.originsQuery,
-    responses: { 200: { description: 'origins', schema: s.originsResponse }, ...errors(400, 403, 404) },
+    responses: {
+      200: {
+        description: 'origins', schema: s.originsResponse,
+        // the oldest origin leads to its forecasts
+        links: { originForecasts: { operation: 'GET /api/forecasts/{unique_id}/origins/{origin_date}', parameters: { 'path.unique_id': '$response.body#/unique_id', 'path.origin_date': '$response.body#/origins/0/origin_date', 'query.pipeline_id': '$response.body#/pipeline_id' } } },
+      },
+      ...errors(400, 403, 404),
+    },
     handler: async (ctx, { params, query, user }) =>
       withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const { key, scope } = await openSeries(tx, user, params.unique_id, { pipeline_id: query.pipeline_id });
