@@ -89,3 +89,19 @@ test('a mid-week effective date is compared as it is, not rounded to its Monday,
   expect(await at('2026-04-06')).toEqual({ read: 0, qOrders: true });
   expect(await at('2026-04-08')).toEqual({ read: 1, qOrders: false });
 });
+
+test('a causal run without a start date starts on the Monday of the pipeline\'s planning today (pipeline 0: the tenant\'s)', async () => {
+  const sc = await t.call('post', '/api/causal/scenarios', { token: admin, body: { name: 'No start date', horizon_weeks: 1 } });
+  expect(sc.status).toBe(201);
+  expect((await t.call('put', '/api/history/planning-date', { token: admin, body: { pipeline_id: seed.pipelineId, planning_date: '2026-04-08' } })).status).toBe(200);
+  const start = async (pipelineId: number) => {
+    const res = await t.call('post', '/api/causal/scenarios/run', { token: admin, body: { scenario_id: sc.body.id, pipeline_id: pipelineId } });
+    expect(res.status).toBe(200);
+    expect((await waitForJob(t, admin, res.body.job_id, isFinished, 120_000)).status).toBe('completed');
+    return res.body.start_week as string;
+  };
+  expect(await start(seed.pipelineId)).toBe('2026-04-06');
+  const monday = (d: Date) => new Date(d.getTime() - ((d.getUTCDay() + 6) % 7) * 86_400_000).toISOString().slice(0, 10);
+  const before = monday(new Date());
+  expect([before, monday(new Date())]).toContain(await start(0));
+});

@@ -2,6 +2,7 @@ import {
   bomEdges, demandSum, exists, getScenario, leversOf, listResults, loadCausalData, namesOf, resultCells, resultsPipeline, resultsSummary, storeIntervals,
   upsertFittedRate, usageRows, weeklyTotals, type ScenarioRow,
 } from '../../../db/causal';
+import { resolvePlanningDate, TENANT_PIPELINE } from '../../../db/planningDate';
 import { withTenant, type Tx } from '../../../db/pool';
 import { explodedTotals } from '../../../domain/causal/bom';
 import { breakdownTerms, CausalModel, parseSeriesId, pickActual, weeklyUsage } from '../../../domain/causal/engine';
@@ -207,7 +208,7 @@ export function registerCausalResultRoutes(table: RouteTable): void {
     }),
   });
 
-  const atQuery = obj({ scenario_ids: s.scenarioIds, date: s.date('the day compared (its week\'s Monday is used); default today') }, ['scenario_ids']);
+  const atQuery = obj({ scenario_ids: s.scenarioIds, date: s.date('the day compared (its week\'s Monday is used); default the tenant\'s planning today (its stored planning date, else today UTC)') }, ['scenario_ids']);
   const scenarioHeads = async (tx: Tx, v: string) => {
     const out: ScenarioRow[] = [];
     for (const id of parseIds(v)) out.push(await scenarioOr404(tx, id));
@@ -231,7 +232,7 @@ export function registerCausalResultRoutes(table: RouteTable): void {
     },
     handler: async (ctx, { query: q, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       const scs = await scenarioHeads(tx, q.scenario_ids);
-      const week = mondayOf(q.date ? queryDate('date', q.date) : new Date().toISOString().slice(0, 10));
+      const week = mondayOf(q.date ? queryDate('date', q.date) : (await resolvePlanningDate(tx, TENANT_PIPELINE)).date);
       const day = dayNumber(week);
       const data = await loadCausalData(tx);
       const names = await namesOf(tx);
@@ -266,7 +267,7 @@ export function registerCausalResultRoutes(table: RouteTable): void {
     },
     handler: async (ctx, { query: q, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       const scs = await scenarioHeads(tx, q.scenario_ids);
-      const week = mondayOf(q.date ? queryDate('date', q.date) : new Date().toISOString().slice(0, 10));
+      const week = mondayOf(q.date ? queryDate('date', q.date) : (await resolvePlanningDate(tx, TENANT_PIPELINE)).date);
       const day = dayNumber(week);
       const usage = await usageRows(tx, {});
       const names = await namesOf(tx);

@@ -1,4 +1,5 @@
 import { getScenario, SCENARIO_RECORD } from '../../../db/causal';
+import { resolvePlanningDate, TENANT_PIPELINE } from '../../../db/planningDate';
 import { withTenant } from '../../../db/pool';
 import { isValidDate } from '../../../domain/import/validate';
 import { mondayOf } from '../../../domain/time/weeks';
@@ -46,11 +47,11 @@ export function registerCausalScenarioRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'post', path: '/api/causal/scenarios/run', tag: TAG, permission: 'run_process',
     summary: 'Run a causal scenario (a job)',
-    description: 'Starts workflow `causalRun` (job kind and step `causal`) and answers at once; follow it with GET /api/pipeline/jobs/{job_id}. The activity loads the causal master data, computes for every week from the start week (body `start_date`, else the scenario\'s, else the current week; its Monday) over `horizon_weeks` (body, else the scenario\'s) the demand of each part at each site: Σ over asset types, customers and usage types of qty_per_asset (BOM exploded over every level) × failure rate × weekly usage (× fleet quantity in per_asset mode) × the customer\'s normalised coverage share of the site, and stores it with each part\'s aggregate over every site (site_id 0). The results of (scenario, pipeline_id) are replaced as a whole; `pipeline_id` (default 0: none) lets a pipeline keep its own copy, which GET /api/analytics/aggregate-demand and the breakdown read. 404 when the scenario does not exist.',
+    description: 'Starts workflow `causalRun` (job kind and step `causal`) and answers at once; follow it with GET /api/pipeline/jobs/{job_id}. The activity loads the causal master data, computes for every week from the start week (body `start_date`, else the scenario\'s, else the planning today of `pipeline_id` (0: the tenant\'s), the date its supply plan starts on (docs/HISTORY.md "The planning date"); its Monday) over `horizon_weeks` (body, else the scenario\'s) the demand of each part at each site: Σ over asset types, customers and usage types of qty_per_asset (BOM exploded over every level) × failure rate × weekly usage (× fleet quantity in per_asset mode) × the customer\'s normalised coverage share of the site, and stores it with each part\'s aggregate over every site (site_id 0). The results of (scenario, pipeline_id) are replaced as a whole; `pipeline_id` (default 0: none) lets a pipeline keep its own copy, which GET /api/analytics/aggregate-demand and the breakdown read. 404 when the scenario does not exist.',
     body: obj({
       scenario_id: s.id('the causal scenario'),
       pipeline_id: int4(0, { default: 0, description: 'the pipeline the results belong to; 0 (default): none' }),
-      start_date: s.date('first week (its Monday); default the scenario\'s start_date, else the current week'),
+      start_date: s.date('first week (its Monday); default the scenario\'s start_date, else the planning today of pipeline_id (0: the tenant\'s)'),
       horizon_weeks: int4(1, { maximum: 520, description: 'weeks to compute; default the scenario\'s' }),
     }, ['scenario_id']),
     audit: { entityType: 'causal_scenario', action: 'run' },
@@ -60,10 +61,13 @@ export function registerCausalScenarioRoutes(table: RouteTable): void {
     },
     handler: async (ctx, { body, user }) => {
       if (body.start_date !== undefined && !isValidDate(body.start_date)) throw badRequest(`body.start_date: '${body.start_date}' is not a valid date (YYYY-MM-DD)`);
-      const sc = await withTenant(ctx.deps.db, user.accountId, (tx) => getScenario(tx, body.scenario_id));
+      // without a start date the run starts where the pipeline's supply plan does, so the causal stream fills its weeks
+      const { sc, planningToday } = await withTenant(ctx.deps.db, user.accountId, async (tx) => ({
+        sc: await getScenario(tx, body.scenario_id), planningToday: (await resolvePlanningDate(tx, body.pipeline_id || TENANT_PIPELINE)).date,
+      }));
       if (!sc) throw notFound(`Causal scenario ${body.scenario_id} not found`);
       const temporal = requireTemporal(ctx.deps.temporal);
-      const startWeek = mondayOf(body.start_date ?? sc.start_date ?? new Date().toISOString().slice(0, 10));
+      const startWeek = mondayOf(body.start_date ?? sc.start_date ?? planningToday);
       const horizon = body.horizon_weeks ?? sc.horizon_weeks;
       const jobId = newJobId('causal');
       const input: CausalRunInput = { accountId: user.accountId, jobId, scenarioId: sc.id, pipelineId: body.pipeline_id, startWeek, horizonWeeks: horizon };
