@@ -15,6 +15,7 @@
  * The caller applies the textual rules (domain/assistant/sqlRules.ts) first. This is the one place in db/ where SQL
  * text arrives from outside: it is never a slonik template because it is the model's text, run only under the locks above.
  */
+import type { Socket } from 'node:net';
 import pg from 'pg';
 import { tenantSchemaName } from './pool';
 
@@ -80,12 +81,16 @@ function jsonSafe(v: unknown): unknown {
 }
 
 /** Runs `statement` (already checked by the textual rules) as the tenant's reader. Never throws for a failing statement. */
-export async function runReadOnly(databaseUrl: string, accountId: string, statement: string, opts: { timeoutMs?: number; rowLimit?: number; maxBytes?: number } = {}): Promise<ReadOnlyResult | ReadOnlyFailure> {
+export async function runReadOnly(
+  databaseUrl: string, accountId: string, statement: string,
+  opts: { timeoutMs?: number; rowLimit?: number; maxBytes?: number; socketCapBytes?: number } = {},
+): Promise<ReadOnlyResult | ReadOnlyFailure> {
   const schema = tenantSchemaName(accountId);
   const timeoutMs = opts.timeoutMs ?? ASSISTANT_STATEMENT_TIMEOUT_MS;
   const rowLimit = opts.rowLimit ?? ASSISTANT_ROW_LIMIT;
   const maxBytes = opts.maxBytes ?? ASSISTANT_RESULT_MAX_BYTES;
-  const tooLarge = (bytes: number): ReadOnlyFailure => ({
+  const socketCap = opts.socketCapBytes ?? 4 * maxBytes + 1024 * 1024;
+  const tooLarge = (bytes: string): ReadOnlyFailure => ({
     ok: false, tooLarge: true, code: RESULT_TOO_LARGE, durationMs: Date.now() - started,
     error: `the result is ${bytes} bytes of text, more than the ${maxBytes} a statement may return; aggregate, or select fewer rows or shorter columns`,
   });
@@ -98,11 +103,12 @@ export async function runReadOnly(databaseUrl: string, accountId: string, statem
   await client.connect();
   // the backstop should PostgreSQL's bound ever be bypassed: past a few times the bound, the connection is cut before
   // the protocol parser assembles a message larger than a string may be
-  (client as unknown as { connection: { stream: import('node:net').Socket } }).connection.stream.on('data', (chunk: Buffer) => {
+  const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+  socket.on('data', (chunk: Buffer) => {
     socketBytes += chunk.length;
-    if (!cutOff && socketBytes > 4 * maxBytes + 1024 * 1024) {
+    if (!cutOff && socketBytes > socketCap) {
       cutOff = true;
-      (client as unknown as { connection: { stream: import('node:net').Socket } }).connection.stream.destroy();
+      socket.destroy();
     }
   });
   try {
@@ -120,18 +126,21 @@ export async function runReadOnly(databaseUrl: string, accountId: string, statem
     const width = r.fields.length - ADDED_COLUMNS;
     const raw = r.rows as unknown[][];
     const bytes = Number(raw[0]?.[width + 1] ?? 0);
-    if (bytes > maxBytes) return tooLarge(bytes);
+    if (bytes > maxBytes) return tooLarge(String(bytes));
     const columns = uniqueNames(r.fields.slice(0, width).map((f) => f.name));
     const all = raw.filter((row) => row[width] === true).map((row) => row.slice(0, width));
     const truncated = all.length > rowLimit;
     const rows = all.slice(0, rowLimit).map((row) => Object.fromEntries(columns.map((c, i) => [c, jsonSafe(row[i])])));
     return { ok: true, columns, rows, rowCount: rows.length, truncated, durationMs };
   } catch (err) {
-    if (cutOff) return tooLarge(socketBytes);
+    if (cutOff) return tooLarge(`at least ${socketBytes}`);
     const e = err as { message?: string; code?: string };
     return { ok: false, error: String(e.message ?? err).slice(0, 500), code: typeof e.code === 'string' ? e.code : null, durationMs: Date.now() - started };
   } finally {
-    await client.query('ROLLBACK').catch(() => undefined);
-    await client.end().catch(() => undefined);
+    // a cut connection has nothing left to roll back or end
+    if (!cutOff) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      await client.end().catch(() => undefined);
+    }
   }
 }
