@@ -1,11 +1,39 @@
-/** Jest runs TypeScript through @swc/jest; ESM-only packages (jose) are transformed too, since Jest on Node 20 cannot require ESM. */
-module.exports = {
+/**
+ * Two projects: `quick` holds the pure engines (test/domain: arrays in, arrays out) and needs no PostgreSQL or
+ * Temporal, so `npm run test:quick` starts neither; `stack` holds everything that goes through the real components,
+ * and its globalSetup starts one PostgreSQL and one Temporal dev server for all of its workers. Jest runs a project's
+ * globalSetup only when one of its files is selected.
+ *
+ * Jest runs TypeScript through @swc/jest; ESM-only packages (jose) are transformed too, since Jest on Node 20 cannot
+ * require ESM.
+ */
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: ['^(?!.*/node_modules/(jose|p-limit|yocto-queue)/).*/node_modules/'],
-  globalSetup: '<rootDir>/test/support/globalSetup.ts',
-  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+};
+
+module.exports = {
   testTimeout: 60000,
+  // One worker per core at least: most suites wait on PostgreSQL or Temporal part of the time. TEST_WORKERS overrides.
+  maxWorkers: Number(process.env.TEST_WORKERS) || Math.max(2, require('node:os').availableParallelism()),
+  // longest suites first (test/support/suiteTimings.json), so that no long suite starts last on an otherwise idle run
+  testSequencer: '<rootDir>/test/support/sequencer.js',
+  // a worker whose heap has grown past this after a suite is replaced by a fresh one: the heap grows with every
+  // suite's modules, and one process used to outgrow V8's default 4 GB limit
+  workerIdleMemoryLimit: '1536MB',
+  projects: [
+    { ...common, displayName: 'quick', rootDir: __dirname, roots: ['<rootDir>/test/domain'], testMatch: ['**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'stack',
+      rootDir: __dirname,
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/domain/'],
+      globalSetup: '<rootDir>/test/support/globalSetup.ts',
+      globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+      setupFiles: ['<rootDir>/test/support/workerEnv.ts'],
+    },
+  ],
 };

@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what it needs (npm packages, the pinned Temporal CLI), type-checks, runs jest.
+# The whole test suite: installs what it needs (npm packages, the pinned Temporal CLI, schemathesis), checks the
+# layers and the types, and runs every jest suite against one real PostgreSQL and one real Temporal dev server.
+# Extra arguments go to jest (`bash scripts/test.sh test/api/kcurve.test.ts`); docs/TESTING.md says when to use what.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/ensure-deps.sh
 echo "==> Temporal CLI: $(node --import tsx temporal/devServer.ts --install-only)"
+# The type check and the layer check need no database: they run while jest's first suites wait on PostgreSQL and
+# Temporal, and their verdict is read at the end.
+checks=$(mktemp -d)
+( npm run --silent layers >"$checks/layers" 2>&1; echo $? >"$checks/layers.rc" ) &
+( npx tsc --noEmit >"$checks/tsc" 2>&1; echo $? >"$checks/tsc.rc" ) &
+echo "==> tests (jest; workers: jest.config.js maxWorkers)"
+set +e
+NODE_ENV=test npx jest "$@"
+jest_rc=$?
+wait
+set -e
 echo "==> layer check (dependency-cruiser, .dependency-cruiser.cjs)"
-npm run --silent layers
+cat "$checks/layers"
 echo "==> type check"
-npx tsc --noEmit
-echo "==> tests"
-# One process runs every suite in turn and its heap grows with each suite's modules: 145 suites outgrew V8's default
-# limit (about 4 GB) just after the last one passed. The machine has 24 GB.
-NODE_ENV=test NODE_OPTIONS="--max-old-space-size=8192 ${NODE_OPTIONS:-}" npx jest --runInBand "$@"
+cat "$checks/tsc"
+layers_rc=$(cat "$checks/layers.rc"); tsc_rc=$(cat "$checks/tsc.rc")
+rm -rf "$checks"
+[ "$layers_rc" = 0 ] || { echo "layer check failed"; exit 1; }
+[ "$tsc_rc" = 0 ] || { echo "type check failed"; exit 1; }
+exit "$jest_rc"

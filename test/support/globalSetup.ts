@@ -1,28 +1,70 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Config } from '@jest/types';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../db/embedded';
 import { migrateAll } from '../../db/migrate';
 import { freePort } from '../../lib/net';
 import { startDevServer } from '../../temporal/devServer';
+import { workerDatabaseName } from './workerDatabase';
 
-/** One real PostgreSQL for the whole run (embedded unless DATABASE_URL is given); each test file makes its own tenants. */
-export default async function globalSetup(): Promise<void> {
+const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as any;
+
+/**
+ * One real PostgreSQL server and one Temporal dev server for the whole run, however many jest workers share them.
+ * Each worker gets a database of its own, cloned from one migrated template, so that what a suite changes in the
+ * master schema (the JWT secret, superadmins, the account list, LISTEN channels) is never seen by a suite running
+ * beside it; each test file makes its own tenants inside that. The workflow bundle is built here once: webpack took
+ * seconds in every workflow test file.
+ */
+export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   process.env.NODE_ENV = 'test';
   process.env.BCRYPT_ROUNDS ??= '4';
+  const run = fs.mkdtempSync(path.join(os.tmpdir(), 'planning-test-run-'));
+  fs.chmodSync(run, 0o777);
+  (globalThis as any).__TEST_RUN_DIR__ = run;
+  const bundling = bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
   if (!process.env.DATABASE_URL) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'planning-test-pg-'));
-    fs.chmodSync(dir, 0o777);
-    const db = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort(), persistent: false, fast: true });
-    (globalThis as any).__EMBEDDED_PG__ = { db, dir };
+    const db = await startEmbeddedPostgres({ dataDir: path.join(run, 'pg'), port: await freePort(), persistent: false, fast: true });
+    (globalThis as any).__EMBEDDED_PG__ = db;
     process.env.DATABASE_URL = db.url;
   }
+  const temporal = process.env.TEMPORAL_ADDRESS
+    ? undefined
+    : startDevServer({ dataDir: path.join(run, 'temporal'), port: await freePort(), uiPort: await freePort(), ui: false });
   await migrateAll(process.env.DATABASE_URL);
-  if (!process.env.TEMPORAL_ADDRESS) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'planning-test-temporal-'));
-    const server = await startDevServer({ dataDir: dir, port: await freePort(), uiPort: await freePort(), ui: false });
-    (globalThis as any).__TEMPORAL__ = { server, dir };
+  await cloneWorkerDatabases(process.env.DATABASE_URL, Math.max(1, globalConfig.maxWorkers));
+  if (temporal) {
+    const server = await temporal;
+    (globalThis as any).__TEMPORAL__ = server;
     process.env.TEMPORAL_ADDRESS = server.address;
     process.env.TEMPORAL_NAMESPACE = server.namespace;
   }
+  const codePath = path.join(run, 'workflow-bundle.js');
+  fs.writeFileSync(codePath, (await bundling).code);
+  process.env.TEST_WORKFLOW_BUNDLE = codePath;
+}
+
+/** `CREATE DATABASE … TEMPLATE` copies the migrated files: milliseconds per worker, against seconds of migrations. */
+async function cloneWorkerDatabases(templateUrl: string, workers: number): Promise<void> {
+  const template = new URL(templateUrl).pathname.slice(1);
+  const admin = new Client({ connectionString: withDatabase(templateUrl, 'postgres') });
+  await admin.connect();
+  try {
+    for (let w = 1; w <= workers; w++) {
+      const name = workerDatabaseName(template, String(w));
+      await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
 }

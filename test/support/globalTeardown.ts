@@ -1,14 +1,8 @@
 import fs from 'node:fs';
 
 export default async function globalTeardown(): Promise<void> {
-  const temporal = (globalThis as any).__TEMPORAL__;
-  if (temporal) {
-    await temporal.server.stop();
-    fs.rmSync(temporal.dir, { recursive: true, force: true });
-  }
-  const pg = (globalThis as any).__EMBEDDED_PG__;
-  if (pg) {
-    await pg.db.stop();
-    fs.rmSync(pg.dir, { recursive: true, force: true });
-  }
+  await (globalThis as any).__TEMPORAL__?.stop();
+  await (globalThis as any).__EMBEDDED_PG__?.stop();
+  const run = (globalThis as any).__TEST_RUN_DIR__;
+  if (run) fs.rmSync(run, { recursive: true, force: true });
 }

@@ -1,17 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, type WorkflowBundleOption } from '@temporalio/worker';
 import { connectTemporal } from '../../temporal/client';
 import { runWorker, type RunningWorker } from '../../temporal/worker';
 
 let runtimeInstalled = false;
-let bundle: Promise<WorkflowBundle> | undefined;
+let bundle: Promise<WorkflowBundleOption> | undefined;
 
 const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as any;
 
-/** The workflow bundle, built once per test file (webpack takes seconds). */
-export function workflowBundle(): Promise<WorkflowBundle> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
+/**
+ * The workflow bundle globalSetup built once for the run (webpack takes seconds); a file run outside that setup
+ * builds its own.
+ */
+export function workflowBundle(): Promise<WorkflowBundleOption> {
+  const codePath = process.env.TEST_WORKFLOW_BUNDLE;
+  bundle ??= codePath ? Promise.resolve({ codePath }) : bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
   return bundle;
 }
 

@@ -1,54 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
-import { freePort } from '../../lib/net';
-import { connectTemporal } from '../../temporal/client';
-import { startDevServer, type DevServer } from '../../temporal/devServer';
-import { runWorker, type RunningWorker } from '../../temporal/worker';
+import { Worker } from '@temporalio/worker';
 import type { healthCheck } from '../../workflows';
-
-// The SDK logs every worker state change at INFO to the console; warnings and errors are all a test run needs.
-Runtime.install({ logger: new DefaultLogger('WARN') });
+import { startTestWorker, workflowBundle, type TestWorker } from '../support/temporal';
 
 describe('healthCheck workflow', () => {
-  let dataDir: string;
-  let server: DevServer;
-  let bundle: WorkflowBundle;
-  let worker: RunningWorker;
-  let connection: Connection;
-  let client: Client;
-  const taskQueue = `health-${randomUUID()}`;
+  let tw: TestWorker;
   const workflowId = `health-check-${randomUUID()}`;
 
+  // the run's dev server and workflow bundle (globalSetup): a server of its own cost this file seconds of CPU
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planning-temporal-wf-'));
-    // Bundling once serves both the worker and the replayer; each would otherwise run webpack on its own.
-    [server, bundle] = await Promise.all([
-      startDevServer({ dataDir, port: await freePort(), uiPort: await freePort(), ui: false }),
-      bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietBundlerLogger }),
-    ]);
-    worker = await runWorker({
-      databaseUrl: process.env.DATABASE_URL!,
-      address: server.address,
-      namespace: server.namespace,
-      taskQueue,
-      workflowBundle: bundle,
-    });
-    ({ connection, client } = await connectTemporal(server.address, server.namespace));
+    tw = await startTestWorker();
   }, 120_000);
 
   afterAll(async () => {
-    await worker?.shutdown();
-    await connection?.close();
-    await server?.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await tw?.close();
   }, 120_000);
 
   it('reads PostgreSQL through a real worker', async () => {
-    const result = await client.workflow.execute<typeof healthCheck>('healthCheck', { taskQueue, workflowId, workflowExecutionTimeout: '1 minute' });
+    const result = await tw.client.workflow.execute<typeof healthCheck>('healthCheck', { taskQueue: tw.taskQueue, workflowId, workflowExecutionTimeout: '1 minute' });
     expect(result.ok).toBe(true);
     expect(typeof result.accounts).toBe('number');
     expect(result.accounts).toBeGreaterThanOrEqual(0);
@@ -57,17 +26,8 @@ describe('healthCheck workflow', () => {
   }, 120_000);
 
   it('replays its own history deterministically', async () => {
-    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    const history = await tw.client.workflow.getHandle(workflowId).fetchHistory();
     expect(history.events?.length).toBeGreaterThan(0);
-    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history, workflowId)).resolves.toBeUndefined();
+    await expect(Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, workflowId)).resolves.toBeUndefined();
   }, 120_000);
 });
-
-const quietBundlerLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string, meta?: unknown) => console.warn(message, meta),
-  error: (message: string, meta?: unknown) => console.error(message, meta),
-};
