@@ -11,6 +11,8 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: ['^(?!.*/node_modules/(jose|p-limit|yocto-queue)/).*/node_modules/'],
+  // TEST_CPU_REPORT=<file>: CPU seconds per test file (docs/TESTING.md)
+  setupFilesAfterEnv: ['<rootDir>/test/support/cpuProbe.ts'],
 };
 
 module.exports = {

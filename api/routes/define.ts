@@ -111,8 +111,12 @@ function schemaValidator(where: Where, schema: JsonSchema | undefined): (value: 
       if (where === 'body' && value !== undefined && keys.length) throw badRequest(`body: this endpoint takes no body (got '${keys[0]}')`);
     };
   }
-  const fn: ValidateFunction = compile(where, schema);
+  // Compiled at the route's first request, not when the app is built: ajv's code generation for every operation was
+  // most of createApp's CPU (about 1 s), paid by each process and each test file that then uses a handful of routes.
+  // test/api/openapi.test.ts compiles them all, so a schema ajv refuses still fails the test command.
+  let fn: ValidateFunction | undefined;
   return (value) => {
+    fn ??= compile(where, schema);
     if (!fn(value)) throw badRequest(describeError(where, fn.errors![0]));
   };
 }

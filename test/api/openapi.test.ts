@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { koaPath } from '../../api/routes/define';
+import { compile } from '../../api/routes/validation';
 import { startTestApp, type TestApp } from '../support/testApp';
 
 let t: TestApp;
@@ -87,6 +88,20 @@ test('every registered route is in /openapi.json with its parameters and respons
   }
   const count = Object.values(doc.paths).reduce((n: number, ops: any) => n + Object.keys(ops).length, 0);
   expect(count).toBe(t.table.routes.length);
+});
+
+test('the path, query and body schema of every route compile with the validator requests use', () => {
+  // the routes compile their validators at their first request (api/routes/define.ts): this is where a schema ajv
+  // refuses is found, not at a planner's first call
+  let compiled = 0;
+  for (const r of t.table.routes) {
+    for (const [where, schema] of [['path', r.params], ['query', r.query], ['body', r.body]] as const) {
+      if (!schema) continue;
+      expect([r.method, r.path, where, typeof compile(where, schema)]).toEqual([r.method, r.path, where, 'function']);
+      compiled++;
+    }
+  }
+  expect(compiled).toBeGreaterThan(t.table.routes.length);
 });
 
 test('every spec row of the delivered sections is served and documented', async () => {
