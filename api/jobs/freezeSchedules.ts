@@ -8,7 +8,8 @@
  * than that it is skipped and counted in the schedule's missed-catchup figure. Overlap: SKIP, a freeze still running
  * is not started twice.
  */
-import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { isTemporalError } from './temporalErrors';
 import type { FreezeWorkflowInput } from '../../workflows/history';
 
 export const CATCHUP_WINDOW = '2 days';
@@ -45,12 +46,12 @@ export async function ensureFreezeSchedule(client: Client, taskQueue: string, ac
   const action = { type: 'startWorkflow' as const, workflowType: 'freezePipeline', args, taskQueue, workflowId: `${scheduleId}-run` };
   const handle = client.schedule.getHandle(scheduleId);
   try {
-    await handle.update((prev) => ({ ...prev, spec: spec(s), action, policies: { ...prev.policies, overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW } }));
+    await handle.update((prev) => ({ ...prev, spec: spec(s), action, policies: { ...prev.policies, overlap: 'SKIP', catchupWindow: CATCHUP_WINDOW } }));
   } catch (err) {
-    if (!(err instanceof ScheduleNotFoundError)) throw err;
+    if (!isTemporalError(err, 'ScheduleNotFoundError')) throw err;
     await client.schedule.create({
       scheduleId, spec: spec(s), action,
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW },
+      policies: { overlap: 'SKIP', catchupWindow: CATCHUP_WINDOW },
       state: { note: `weekly freeze of pipeline ${pipelineId}` },
     });
   }
@@ -61,7 +62,7 @@ export async function deleteFreezeSchedule(client: Client, accountId: string, pi
     await client.schedule.getHandle(freezeScheduleId(accountId, pipelineId)).delete();
     return true;
   } catch (err) {
-    if (err instanceof ScheduleNotFoundError) return false;
+    if (isTemporalError(err, 'ScheduleNotFoundError')) return false;
     throw err;
   }
 }
@@ -82,7 +83,7 @@ export async function describeFreezeSchedule(client: Client, accountId: string, 
       actions_taken: d.info.numActionsTaken, missed_catchup: d.info.numActionsMissedCatchupWindow, catchup_window: CATCHUP_WINDOW,
     };
   } catch (err) {
-    if (!(err instanceof ScheduleNotFoundError)) throw err;
+    if (!isTemporalError(err, 'ScheduleNotFoundError')) throw err;
     return {
       schedule_id: scheduleId, exists: false, paused: false, note: null, timezone: null, hour: null, next_runs: [], recent_runs: [],
       actions_taken: 0, missed_catchup: 0, catchup_window: CATCHUP_WINDOW,
@@ -97,10 +98,10 @@ export async function controlFreezeSchedule(client: Client, accountId: string, p
     if (action === 'pause') await handle.pause(note ?? 'paused through the API');
     else if (action === 'resume') await handle.unpause(note ?? 'resumed through the API');
     // a manual trigger is a deliberate extra freeze: it runs even while another is running (it waits on the lock)
-    else await handle.trigger(ScheduleOverlapPolicy.ALLOW_ALL);
+    else await handle.trigger('ALLOW_ALL');
     return true;
   } catch (err) {
-    if (err instanceof ScheduleNotFoundError) return false;
+    if (isTemporalError(err, 'ScheduleNotFoundError')) return false;
     throw err;
   }
 }

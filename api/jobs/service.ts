@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { finishJob, getJob, insertJob, listActiveJobs, type JobRow, type NewJob } from '../../db/jobs';
 import { withTenant, type Db } from '../../db/pool';
 import { logger } from '../../lib/logger';
 import { jobSearchAttributes } from '../../lib/searchAttributes';
 import type { TemporalDeps } from '../context';
 import { unavailable } from '../errors';
+import { isTemporalError } from './temporalErrors';
 
 export const KILL_GRACE_MS = Number(process.env.KILL_GRACE_MS ?? 10_000);
 
@@ -57,7 +58,7 @@ export async function workflowState(client: Client, jobId: string): Promise<Temp
     const d = await client.connection.withDeadline(Date.now() + DESCRIBE_DEADLINE_MS, () => client.workflow.getHandle(jobId).describe());
     return (d.status.name as TemporalState) ?? 'UNKNOWN';
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return 'NOT_FOUND';
+    if (isTemporalError(err, 'WorkflowNotFoundError')) return 'NOT_FOUND';
     throw err;
   }
 }

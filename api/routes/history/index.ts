@@ -1,4 +1,3 @@
-import { WorkflowFailedError } from '@temporalio/client';
 import {
   applyRetention, deleteVersion, getPlanningDates, getVersion, historySettings, listVersions, mondayOf, saveHistorySettings,
   setPlanningDate, unpinnedTwin, updateVersion, type VersionRow,
@@ -9,6 +8,7 @@ import type { FreezeWorkflowResult } from '../../../workflows/history';
 import { conflict, HttpError, notFound } from '../../errors';
 import { controlFreezeSchedule, describeFreezeSchedule, ensureFreezeSchedule } from '../../jobs/freezeSchedules';
 import { newJobId, requireTemporal, startJob } from '../../jobs/service';
+import { isTemporalError } from '../../jobs/temporalErrors';
 import { defineRoute, type RouteTable } from '../define';
 import { firstOf, readsTaking, takingPathParam, withLinks, withRequestQuery } from '../links';
 import { errors, nullable, obj, out } from '../schemas';
@@ -111,7 +111,7 @@ export function registerHistoryRoutes(table: RouteTable): void {
       try {
         r = await Promise.race([result, timeout]);
       } catch (err) {
-        const cause = err instanceof WorkflowFailedError ? ((err.cause?.cause as Error | undefined)?.message ?? err.cause?.message ?? err.message) : String(err);
+        const cause = isTemporalError(err, 'WorkflowFailedError') ? ((err.cause?.cause as Error | undefined)?.message ?? err.cause?.message ?? err.message) : String(err);
         throw new HttpError(502, `freeze job ${jobId} failed: ${cause}`);
       }
       if (!r) {
