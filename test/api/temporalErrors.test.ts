@@ -5,7 +5,7 @@ import { isTemporalError } from '../../api/jobs/temporalErrors';
 test('the SDK errors the API tells apart are recognised by name, and nothing else is', () => {
   expect(isTemporalError(new WorkflowNotFoundError('gone', 'wf-1', undefined), 'WorkflowNotFoundError')).toBe(true);
   expect(isTemporalError(new ScheduleNotFoundError('gone', 'freeze-1'), 'ScheduleNotFoundError')).toBe(true);
-  const failed = new WorkflowFailedError('failed', new Error('step supply failed'), 0);
+  const failed = new WorkflowFailedError('failed', new Error('step supply failed'), 'NON_RETRYABLE_FAILURE');
   expect(isTemporalError(failed, 'WorkflowFailedError')).toBe(true);
   expect(failed.cause?.message).toBe('step supply failed');
   expect(isTemporalError(new WorkflowNotFoundError('gone', 'wf-1', undefined), 'ScheduleNotFoundError')).toBe(false);
