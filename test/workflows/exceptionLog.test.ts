@@ -145,13 +145,15 @@ test('every validation error is a 400 naming the field', async () => {
   await bad('get', '/api/exception-log', 'pipeline_id');
   await bad('get', '/api/exception-log?pipeline_id=0', 'pipeline_id');
   await bad('get', `/api/exception-log?pipeline_id=${p}&status=closed`, 'status');
-  await bad('get', `/api/exception-log?pipeline_id=${p}&types=forecast,bogus`, 'bogus');
+  await bad('get', `/api/exception-log?pipeline_id=${p}&types=forecast,bogus`, 'query.types must match pattern');
   await bad('get', `/api/exception-log?pipeline_id=${p}&types=,`, 'types');
   await bad('get', `/api/exception-log?pipeline_id=${p}&page=0`, 'page');
   await bad('get', `/api/exception-log?pipeline_id=${p}&page_size=501`, 'page_size');
   await bad('get', `/api/exception-log?pipeline_id=${p}&page_size=0`, 'page_size');
   await bad('get', '/api/exception-log/preload?item_ids=1', 'pipeline_id');
   await bad('get', `/api/exception-log/preload?pipeline_id=${p}&item_ids=1,x`, 'item_ids');
+  await bad('get', `/api/exception-log/preload?pipeline_id=${p}&item_ids=1,2147483648`, 'query.item_ids must match pattern');
+  await bad('get', `/api/exception-log/preload?pipeline_id=${p}&item_ids=0`, 'query.item_ids must match pattern');
   await bad('get', `/api/exception-log/preload?pipeline_id=${p}`, 'item_ids');
   await bad('patch', '/api/exception-log/1/status', 'status', { status: 'closed' });
   await bad('patch', '/api/exception-log/1/status', 'status', {});

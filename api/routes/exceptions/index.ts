@@ -44,6 +44,10 @@ async function rowOr404(tx: Tx, id: number): Promise<ExceptionLogRow> {
 }
 
 /** Comma list of positive int4 ids; the 400 names the field and the bad entry. */
+/** An int4 id from 1 to 2147483647, digit by digit: a generated list then holds only ids parseIds takes. */
+const INT4_ID = '0*(?:[1-9]\\d{0,8}|1\\d{9}|20\\d{8}|21[0-3]\\d{7}|214[0-6]\\d{6}|2147[0-3]\\d{5}|21474[0-7]\\d{4}|214748[0-2]\\d{3}|2147483[0-5]\\d{2}|21474836[0-3]\\d|214748364[0-7])';
+const ID_LIST = `^\\s*${INT4_ID}\\s*(,\\s*${INT4_ID}\\s*)*$`;
+
 function parseIds(field: string, text: string): number[] {
   const parts = text.split(',').map((s) => s.trim()).filter(Boolean);
   if (!parts.length) throw badRequest(`${field}: give at least one id`);
@@ -111,7 +115,7 @@ export function registerExceptionRoutes(table: RouteTable): void {
     method: 'get', path: '/api/exception-log/preload', tag, pipelineScoped: true,
     summary: 'Inline data of many items at once',
     description: 'For each item of `item_ids` (comma list, at most 500): its exception-log rows of the pipeline, and per SKU-site the best method with its backtest MASE and bias, the first 13 weeks of the best forecast and the MEIO target, expected fill rate and safety stock (lowest-numbered MEIO scenario). Items without rows answer with empty lists.',
-    query: obj({ pipeline_id: pipelineParam, item_ids: { type: 'string', minLength: 1, maxLength: 6000, description: 'comma list of item ids' } }, ['pipeline_id', 'item_ids']),
+    query: obj({ pipeline_id: pipelineParam, item_ids: { type: 'string', minLength: 1, maxLength: 6000, pattern: ID_LIST, description: 'comma list of item ids (1 to 2147483647, at most 500)' } }, ['pipeline_id', 'item_ids']),
     responses: { 200: { description: 'inline data per item', schema: out({ pipeline_id: { type: 'integer' }, items: { type: 'array', items: out({ item_id: { type: 'integer' }, exceptions: { type: 'array', items: itemSchema }, sku_sites: { type: 'array', items: { type: 'object' } } }) } }) }, ...errors(400, 403, 404) },
     handler: (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       const ids = parseIds('item_ids', query.item_ids);
