@@ -98,7 +98,7 @@ describe('create, list, update, delete', () => {
     ['a negative demand_factor', () => ({ from_item_id: x.items.B, to_item_id: x.items.C, demand_factor: -1 }), 'body.demand_factor must be > 0'],
     ['a text demand_factor', () => ({ from_item_id: x.items.B, to_item_id: x.items.C, demand_factor: '2' }), 'body.demand_factor must be number'],
     ['a date that is no date', () => ({ from_item_id: x.items.B, to_item_id: x.items.C, effective_date: '2026-02-30' }), 'body.effective_date must match format "date"'],
-    ['year 0', () => ({ from_item_id: x.items.B, to_item_id: x.items.C, effective_date: '0000-01-03' }), "body.effective_date: '0000-01-03' is not a valid date (YYYY-MM-DD)"],
+    ['year 0', () => ({ from_item_id: x.items.B, to_item_id: x.items.C, effective_date: '0000-01-03' }), 'body.effective_date must match format "date"'],
     ['a text stock_rollable', () => ({ from_item_id: x.items.B, to_item_id: x.items.C, stock_rollable: 'yes' }), 'body.stock_rollable must be boolean'],
     ['notes too long', () => ({ from_item_id: x.items.B, to_item_id: x.items.C, notes: 'n'.repeat(2001) }), 'body.notes must NOT have more than 2000 characters'],
     ['no replaced item', () => ({ to_item_id: x.items.C }), 'body.from_item_id is required'],
@@ -299,7 +299,7 @@ describe('active edges: rule 1 and the planning today', () => {
     expect(await active({ as_of: '2020-03-01' })).toEqual({ as_of: '2020-03-01', source: 'query', total: 1, pairs: ['A>B'] });
     expect(await active({ as_of: '2020-03-02' })).toEqual({ as_of: '2020-03-02', source: 'query', total: 2, pairs: ['A>B', 'B>C'] });
     expect(await active({ as_of: '2099-01-05' })).toEqual({ as_of: '2099-01-05', source: 'query', total: 3, pairs: ['A>B', 'B>C', 'C>D'] });
-    for (const [as_of, detail] of [['2020-13-01', 'query.as_of must match format "date"'], ['0000-01-01', "query.as_of: '0000-01-01' is not a valid date (YYYY-MM-DD)"], ['today', 'query.as_of must match format "date"']]) {
+    for (const [as_of, detail] of [['2020-13-01', 'query.as_of must match format "date"'], ['0000-01-01', 'query.as_of must match format "date"'], ['today', 'query.as_of must match format "date"']]) {
       const res = await t.call('get', `${PATH}/active`, { token: x.plain, query: { as_of } });
       expect([res.status, res.body.detail]).toEqual([400, detail]);
     }
