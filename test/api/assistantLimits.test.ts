@@ -102,7 +102,9 @@ describe('a result too large to send', () => {
       expect(Number(/the result is (\d+) bytes of text/.exec(res.body.detail)![1])).toBeGreaterThanOrEqual(atLeast);
     } else {
       expect(res.status).toBe(200);
-      expect(res.body.error).toBe('statement failed: canceling statement due to statement timeout');
+      // PostgreSQL's statement timeout, or on a machine busy enough that its cancel comes late, the reader's own
+      // backstop 5 s after it (db/assistantQuery.ts query_timeout): both end the statement inside PostgreSQL
+      expect(res.body.error).toMatch(/^statement failed: (canceling statement due to statement timeout|Query read timeout)$/);
       expect(res.body.data).toEqual([]);
     }
     const after = await ask(t, token, 'quick');
