@@ -17,8 +17,9 @@ const common = {
 
 module.exports = {
   testTimeout: 60000,
-  // One worker per core at least: most suites wait on PostgreSQL or Temporal part of the time. TEST_WORKERS overrides.
-  maxWorkers: Number(process.env.TEST_WORKERS) || Math.max(2, require('node:os').availableParallelism()),
+  // One more worker than cores: the schema fuzz holds a worker for most of the run while it mostly waits on answers.
+  // TEST_WORKERS overrides.
+  maxWorkers: Number(process.env.TEST_WORKERS) || require('node:os').availableParallelism() + 1,
   // longest suites first (test/support/suiteTimings.json), so that no long suite starts last on an otherwise idle run
   testSequencer: '<rootDir>/test/support/sequencer.js',
   // a worker whose heap has grown past this after a suite is replaced by a fresh one: the heap grows with every

@@ -38,6 +38,11 @@ const REACHED_FLOOR = 222;
  * Scenarios of the stateful phase (chains of up to 6 calls along the links). The run's max examples (6) would give
  * it 6 scenarios for thousands of links; its own budget lets the chains reach the operations on created ids.
  */
+/**
+ * Concurrent requests. The run waits on answers more than it computes (schemathesis used about 0.6 of a core and the
+ * API 0.2 with two), and each operation's cases come from the seed alone, so more workers send the same cases sooner.
+ */
+const WORKERS = Number(process.env.FUZZ_WORKERS ?? 4);
 const STATEFUL_EXAMPLES = Number(process.env.FUZZ_STATEFUL_EXAMPLES ?? 60);
 
 /** Operations that would end or replace the fuzzer's own session. */
@@ -167,7 +172,7 @@ test(`no operation of /openapi.json answers 5xx (schemathesis ${SCHEMATHESIS_VER
     '--checks', 'no_server_error',
     '--max-examples', String(MAX_EXAMPLES),
     '--seed', SEED,
-    '--workers', '2',
+    '--workers', String(WORKERS),
     '--request-timeout', '30',
     '--suppress-health-check', 'all',
     '--no-color',
