@@ -197,10 +197,18 @@ function forecastShape(q: CompareQuery): Shape {
   };
 }
 
+/**
+ * A float8 sum over rows depends on the order PostgreSQL reads them in, and a frozen copy is read in another order than
+ * the live rows it was copied from: summed as float8, 48 identical orders came out 1e-10 apart and the row was
+ * "changed". Summed as numeric (exact), the same rows give the same total in any order.
+ */
+const exactSum = (x: ReturnType<typeof sql.fragment>) => sql.fragment`sum((${x})::numeric)::float8`;
+
 /** order: engine supply orders per supply scenario and series (count, quantity, value = qty × unit cost), by order type. */
 function orderShape(q: CompareQuery): Shape {
   const side = (s: Side, name: string) => sql.fragment`${sql.identifier([name])} AS (
-    SELECT x.supply_scenario_id, x.item_id, x.site_id, x.order_type, count(*)::int AS n, sum(x.qty) AS qty, sum(x.qty * x.unit_cost) AS value
+    SELECT x.supply_scenario_id, x.item_id, x.site_id, x.order_type, count(*)::int AS n, ${exactSum(sql.fragment`x.qty`)} AS qty,
+      ${exactSum(sql.fragment`x.qty * x.unit_cost`)} AS value
     FROM ${runRowsOf(s, q.pipelineId, 'supply_orders')} x
     WHERE ${seriesWhere(q.filter, 'x')} AND ${scenarioWhere('x', 'supply_scenario_id', q.supplyScenarioId)}
     GROUP BY 1, 2, 3, 4)`;
@@ -334,7 +342,7 @@ function meioShape(q: CompareQuery): Shape {
  */
 function exceptionShape(q: CompareQuery): Shape {
   const side = (s: Side, name: string) => sql.fragment`${sql.identifier([name])} AS (
-    SELECT x.supply_scenario_id, x.item_id, x.site_id, x.type, x.severity, count(*)::int AS n, sum(x.qty) AS qty
+    SELECT x.supply_scenario_id, x.item_id, x.site_id, x.type, x.severity, count(*)::int AS n, ${exactSum(sql.fragment`x.qty`)} AS qty
     FROM ${runRowsOf(s, q.pipelineId, 'supply_exceptions')} x
     WHERE ${seriesWhere(q.filter, 'x')} AND ${scenarioWhere('x', 'supply_scenario_id', q.supplyScenarioId)}
     GROUP BY 1, 2, 3, 4, 5)`;
