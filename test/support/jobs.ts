@@ -45,3 +45,16 @@ export async function createPipeline(t: TestApp, token: string, name: string): P
   if (res.status !== 201) throw new Error(`pipeline not created: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id as number;
 }
+
+/** Waits for the job to finish and fails the test unless it completed without an error. */
+export async function completedJob(t: TestApp, token: string, jobId: string, timeoutMs = 120_000): Promise<JobBody> {
+  const job = await waitForJob(t, token, jobId, isFinished, timeoutMs);
+  expect([job.job_id, job.status, job.error]).toEqual([jobId, 'completed', null]);
+  return job;
+}
+
+/** The body of an answer that must have this status and no `detail`. */
+export function okBody(res: { status: number; body: any }, status = 200): any {
+  expect([res.status, res.body?.detail]).toEqual([status, undefined]);
+  return res.body;
+}

@@ -1,5 +1,5 @@
 import { seedDemoData } from '../../scripts/demoData/seed';
-import { isFinished, waitForJob } from '../support/jobs';
+import { completedJob } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp } from '../support/testApp';
 
@@ -51,11 +51,7 @@ function disagreements(a: Map<string, number>, b: Map<string, number>): Array<[s
   return out;
 }
 
-async function finished(jobId: string, timeoutMs: number) {
-  const job = await waitForJob(t, admin, jobId, isFinished, timeoutMs);
-  expect([job.job_id, job.status, job.error]).toEqual([jobId, 'completed', null]);
-  return job;
-}
+const finished = (jobId: string, timeoutMs: number) => completedJob(t, admin, jobId, timeoutMs);
 
 beforeAll(async () => {
   tw = await startTestWorker();

@@ -1,7 +1,7 @@
 import { sql, withTenant } from '../../db/pool';
 import { planItemNetwork, type MeioSite } from '../../domain/inventory/meio';
 import { planSupply } from '../../domain/supply/engine';
-import { isFinished, waitForJob } from '../support/jobs';
+import { completedJob } from '../support/jobs';
 import { seedInventory, type InventorySeed } from '../support/inventorySeed';
 import { PLANNING_DATE, seedInput, seedSupply, type SupplySeed } from '../support/supplySeed';
 import { startTestWorker, type TestWorker } from '../support/temporal';
@@ -25,9 +25,7 @@ afterAll(async () => {
 
 async function finished(token: string, started: { status: number; body: any }) {
   expect(started.status).toBe(200);
-  const job = await waitForJob(t, token, started.body.job_id, isFinished, 120_000);
-  expect([job.status, job.error]).toEqual(['completed', null]);
-  return job;
+  return completedJob(t, token, started.body.job_id);
 }
 
 describe('supply', () => {

@@ -4,7 +4,7 @@
  * and Temporal, over HTTP, on the supply seed (its firm orders arrive late at P@S2, Q@S1 and the DC).
  */
 import { sql, withTenant } from '../../db/pool';
-import { isFinished, waitForJob } from '../support/jobs';
+import { completedJob } from '../support/jobs';
 import { seedSupply, type SupplySeed } from '../support/supplySeed';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
@@ -34,9 +34,7 @@ afterAll(async () => {
 
 async function finished(started: { status: number; body: any }) {
   expect(started.status).toBe(200);
-  const job = await waitForJob(t, planner, started.body.job_id, isFinished, 180_000);
-  expect([job.status, job.error]).toEqual(['completed', null]);
-  return job;
+  return completedJob(t, planner, started.body.job_id, 180_000);
 }
 
 /** What the rules should have seen of the newest supply run: its SKU-sites with exceptions, and its shortages. */

@@ -1,7 +1,7 @@
 import { sql, withTenant } from '../../db/pool';
 import { planSupply } from '../../domain/supply/engine';
 import type { FirmOrderInput } from '../../domain/supply/types';
-import { isFinished, waitForJob } from '../support/jobs';
+import { isFinished, okBody, waitForJob } from '../support/jobs';
 import { PLANNING_DATE, seedInput, seedSupply, type SupplySeed } from '../support/supplySeed';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
@@ -25,10 +25,7 @@ afterAll(async () => {
   await tw.close();
 });
 
-const ok = (res: { status: number; body: any }, status = 200) => {
-  expect([res.status, res.body?.detail]).toEqual([status, undefined]);
-  return res.body;
-};
+const ok = okBody;
 
 test('firm orders, sales returns, capacity and the scenario\'s flags all reach the engine exactly as entered through the API', async () => {
   const s = seed.sites;

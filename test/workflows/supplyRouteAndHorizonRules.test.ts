@@ -5,7 +5,7 @@
  * stock to the lowest-id edge.
  */
 import { sql, withTenant } from '../../db/pool';
-import { isFinished, waitForJob } from '../support/jobs';
+import { isFinished, okBody, waitForJob } from '../support/jobs';
 import { HORIZON, PLANNING_DATE, seedSupply, type SupplySeed } from '../support/supplySeed';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
@@ -44,10 +44,7 @@ afterAll(async () => {
   await tw.close();
 });
 
-const ok = (res: { status: number; body: any }, status = 200) => {
-  expect([res.status, res.body?.detail]).toEqual([status, undefined]);
-  return res.body;
-};
+const ok = okBody;
 
 test('MAKE route → BUILD orders, a firm order of week 60 → week 51 in plan and pool, a split → the lowest-id edge takes the stock', async () => {
   const s = seed.sites;
