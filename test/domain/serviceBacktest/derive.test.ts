@@ -1,0 +1,124 @@
+import { pipelineModels } from '../../../activities/serviceBacktest/models';
+import { distributionRow, distributionSettings } from '../../../activities/distribution/step';
+import { outlierRow, outlierSettings } from '../../../activities/outlier/step';
+import { weeklyDemandOf } from '../../../domain/inventory/fittedDemand';
+import { planItemNetwork, type SiteTarget } from '../../../domain/inventory/meio';
+import { createRng, samplePoisson } from '../../../domain/inventory/random';
+import { backtestItem, protectionWeeks, simPolicyOf, withLevel, type BacktestItemInput } from '../../../domain/serviceBacktest/derive';
+import { bootstrapLeadTimeDemand, normalPeerLevel, sampleQuantile, weeklyMoments } from '../../../domain/serviceBacktest/peers';
+
+const target = (over: Partial<SiteTarget> = {}): SiteTarget => ({
+  service_type: 'fill_rate', target_service: 0.95, holding_rate: 0.25, ordering_cost: 50, policy: 'rQ', review_period_weeks: 1, source: 'scenario', ...over,
+});
+
+function poissonPath(n: number, mean: number, seed: number): number[] {
+  const rng = createRng(seed);
+  return Array.from({ length: n }, () => samplePoisson(rng, mean));
+}
+
+const item = (history: number[], t: Partial<SiteTarget> = {}): BacktestItemInput => ({
+  itemId: 1,
+  sites: [{ siteId: 10, history, unitCost: 20, masterLeadTime: 2, moq: 0, orderMultiple: 1, target: target(t), abcClass: 'A', segmentIds: [3] }],
+  routes: [],
+});
+
+const models = pipelineModels(new Map());
+
+describe('policy as of the origin', () => {
+  const history = poissonPath(104, 6, 11);
+
+  it('is the meio planner\'s policy for the distribution step\'s fit of the outlier step\'s correction of the weeks before the origin', () => {
+    const { rows } = backtestItem(item(history), models, { originWeeks: [26], peers: false });
+    expect(rows).toHaveLength(1);
+    const before = outlierRow({ item_id: 1, site_id: 10, start: '2025-01-06', y: history.slice(0, 78) }, outlierSettings(undefined)).corrected_y;
+    const fit = distributionRow({ item_id: 1, site_id: 10 }, before, distributionSettings(undefined), 2);
+    const planned = planItemNetwork([{
+      siteId: 10, demand: weeklyDemandOf({ ...fit }, history.slice(0, 78)), hasSeries: true, unitCost: 20, masterLeadTime: 2, moq: 0, orderMultiple: 1, target: target(),
+    }], []).skus[0];
+    expect(rows[0]).toMatchObject({ variant: 'target', policy: 'sQ', reorderPoint: planned.reorderPoint, orderQty: planned.orderQty, leadTimeWeeks: 2, targetService: 0.95 });
+    expect(rows[0].result.weeks).toBe(26);
+    expect(rows[0].result.demand).toBe(history.slice(78).reduce((a, b) => a + b, 0));
+  });
+
+  it('does not change when the demand after the origin changes; the replay does', () => {
+    const changed = [...history.slice(0, 78), ...history.slice(78).map((v) => v * 3)];
+    const a = backtestItem(item(history), models, { originWeeks: [26] }).rows;
+    const b = backtestItem(item(changed), models, { originWeeks: [26] }).rows;
+    expect(a.map((r) => r.variant)).toEqual(['target', 'normal', 'bootstrap']);
+    expect(b.map((r) => [r.variant, r.reorderPoint, r.orderQty, r.orderUpTo])).toEqual(a.map((r) => [r.variant, r.reorderPoint, r.orderQty, r.orderUpTo]));
+    expect(b[0].result.demand).toBeCloseTo(3 * a[0].result.demand, 9);
+    expect(b[0].result.fillRate!).toBeLessThan(a[0].result.fillRate!);
+  });
+
+  it('sizes one policy per origin, each on its own history', () => {
+    const { rows } = backtestItem(item(history), models, { originWeeks: [26, 52], peers: false });
+    expect(rows.map((r) => [r.originWeeks, r.result.weeks])).toEqual([[26, 26], [52, 52]]);
+  });
+
+  it('a sweep re-sizes the same policy at other target levels: more target, more stock', () => {
+    const { rows } = backtestItem(item(history), models, { originWeeks: [26], peers: false, sweepTargets: [0.8, 0.99] });
+    const sweep = rows.filter((r) => r.variant === 'sweep');
+    expect(sweep.map((r) => r.targetService)).toEqual([0.8, 0.99]);
+    expect(sweep[1].reorderPoint!).toBeGreaterThan(sweep[0].reorderPoint!);
+    expect(sweep[1].result.averageOnHand).toBeGreaterThan(sweep[0].result.averageOnHand);
+  });
+
+  it('skips a site with too little history before the origin, saying why', () => {
+    const { rows, skipped } = backtestItem(item(history.slice(0, 30)), models, { originWeeks: [26] });
+    expect(rows).toEqual([]);
+    expect(skipped).toEqual([{ itemId: 1, siteId: 10, originWeeks: 26, reason: 'fewer than 13 open weeks before the origin' }]);
+  });
+
+  it('an (s, S) target with a review period is replayed as (R, s, S); base stock as (R, S)', () => {
+    const sS = backtestItem(item(history, { policy: 'sS', review_period_weeks: 2 }), models, { peers: false }).rows[0];
+    expect(sS).toMatchObject({ policy: 'RsS', reviewWeeks: 2 });
+    expect(sS.orderUpTo!).toBeGreaterThan(sS.reorderPoint!);
+    const base = backtestItem(item(history, { policy: 'base_stock', review_period_weeks: 2 }), models, { peers: false }).rows[0];
+    expect(base).toMatchObject({ policy: 'RS', reviewWeeks: 2, reorderPoint: null });
+  });
+});
+
+describe('policy mapping', () => {
+  it('maps meio results to replayed policies and moves only the level for a peer', () => {
+    expect(simPolicyOf({ policy: 'rQ', reorderPoint: 7, orderQty: 12, orderUpTo: 19, reviewPeriodWeeks: 0 })).toEqual({ kind: 'sQ', reorderPoint: 7, orderQty: 12 });
+    expect(simPolicyOf({ policy: 'base_stock', reorderPoint: 9, orderQty: 1, orderUpTo: 10, reviewPeriodWeeks: 1 })).toEqual({ kind: 'base_stock', orderUpTo: 10 });
+    expect(withLevel({ kind: 'RsS', reviewWeeks: 2, reorderPoint: 5, orderUpTo: 12 }, 8)).toEqual({ kind: 'RsS', reviewWeeks: 2, reorderPoint: 8, orderUpTo: 15 });
+    expect(protectionWeeks({ kind: 'sQ', reorderPoint: 1, orderQty: 1 }, 3)).toBe(3);
+    expect(protectionWeeks({ kind: 'RS', reviewWeeks: 2, orderUpTo: 1 }, 3)).toBe(5);
+    expect(protectionWeeks({ kind: 'base_stock', orderUpTo: 1 }, 3)).toBe(4);
+  });
+});
+
+describe('peers', () => {
+  it('normal: μ·P + z·σ·√P', () => {
+    const m = weeklyMoments([7, 13, 7, 13]);
+    expect(m.mean).toBe(10);
+    expect(m.std).toBeCloseTo(Math.sqrt(12), 12);
+    // z(0.95) = 1.6448536…, P = 4: 40 + 1.6448536 · √12 · 2
+    expect(normalPeerLevel(m, 4, 0.95).level).toBeCloseTo(40 + 1.6448536269514722 * Math.sqrt(12) * 2, 9);
+  });
+
+  it('bootstrap: no demand gives zeros; a steady series gives lead-time demand near P times its mean', () => {
+    expect(Array.from(bootstrapLeadTimeDemand([0, 0, 0, 0], 3, { samples: 5 }))).toEqual([0, 0, 0, 0, 0]);
+    const sample = bootstrapLeadTimeDemand(poissonPath(200, 8, 5), 4, { samples: 4000, seed: 3 });
+    const mean = sample.reduce((a, b) => a + b, 0) / sample.length;
+    expect(mean).toBeGreaterThan(4 * 8 * 0.9);
+    expect(mean).toBeLessThan(4 * 8 * 1.15);
+    expect(sampleQuantile(sample, 0.95)).toBeGreaterThan(sampleQuantile(sample, 0.5));
+  });
+
+  it('bootstrap of an intermittent series keeps its zeros: many lead-time demands are 0', () => {
+    const y = Array.from({ length: 120 }, (_, i) => (i % 6 === 0 ? 5 : 0));
+    const sample = bootstrapLeadTimeDemand(y, 1, { samples: 2000, seed: 9 });
+    const zeros = sample.filter((v) => v === 0).length / sample.length;
+    expect(zeros).toBeGreaterThan(0.7);
+    expect(zeros).toBeLessThan(0.93);
+  });
+
+  it('sample quantile: the smallest value with at least that share at or below', () => {
+    const s = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(sampleQuantile(s, 0.95)).toBe(10);
+    expect(sampleQuantile(s, 0.9)).toBe(9);
+    expect(sampleQuantile(s, 0.5)).toBe(5);
+  });
+});

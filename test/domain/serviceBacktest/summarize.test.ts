@@ -1,0 +1,67 @@
+import { interpolateAt, summarize, type SummaryRow } from '../../../domain/serviceBacktest/summarize';
+
+const row = (over: Partial<SummaryRow>): SummaryRow => ({
+  item_id: 1, site_id: 1, origin_weeks: 26, variant: 'target', target_service: 0.95, fill_rate: 0.9, cycle_service_level: 0.8, average_on_hand: 10, unit_cost: 2,
+  demand: 100, served_from_stock: 90, stockout_weeks: 2, demand_class: 'smooth', abc_class: 'A', segment_ids: [4], ...over,
+});
+
+// two SKU-sites; ours, the normal peer and a sweep at two levels
+const rows: SummaryRow[] = [
+  row({ site_id: 1, fill_rate: 0.96, served_from_stock: 96, average_on_hand: 10 }),
+  row({ site_id: 2, fill_rate: 0.9, demand: 50, served_from_stock: 45, average_on_hand: 20, unit_cost: 1, demand_class: 'lumpy', abc_class: 'B', segment_ids: [] }),
+  row({ site_id: 1, variant: 'normal', fill_rate: 0.93, served_from_stock: 93, average_on_hand: 12 }),
+  row({ site_id: 2, variant: 'normal', fill_rate: 0.87, demand: 50, served_from_stock: 43.5, average_on_hand: 25, unit_cost: 1, demand_class: 'lumpy', abc_class: 'B', segment_ids: [] }),
+  row({ site_id: 1, variant: 'sweep', target_service: 0.9, fill_rate: 0.92, average_on_hand: 8 }),
+  row({ site_id: 2, variant: 'sweep', target_service: 0.9, fill_rate: 0.84, average_on_hand: 14, unit_cost: 1, demand_class: 'lumpy', segment_ids: [] }),
+  row({ site_id: 1, variant: 'sweep', target_service: 0.99, fill_rate: 0.98, average_on_hand: 14 }),
+  row({ site_id: 2, variant: 'sweep', target_service: 0.99, fill_rate: 0.94, average_on_hand: 30, unit_cost: 1, demand_class: 'lumpy', segment_ids: [] }),
+  // no demand in the held-out weeks: left out everywhere
+  row({ site_id: 3, fill_rate: null, demand: 0, served_from_stock: 0 }),
+];
+
+describe('summaries', () => {
+  it('all: mean target and fill rate, gap in points, pooled fill rate, stock value', () => {
+    const [all] = summarize(rows, 'all');
+    const ours = all.variants.find((v) => v.variant === 'target')!;
+    expect(ours.sku_sites).toBe(2);
+    expect(ours.mean_target).toBeCloseTo(0.95, 12);
+    expect(ours.mean_fill_rate).toBeCloseTo(0.93, 12);
+    expect(ours.gap_points).toBeCloseTo(-2, 9);
+    expect(ours.pooled_fill_rate).toBeCloseTo(141 / 150, 12);
+    expect(ours.inventory_value).toBeCloseTo(10 * 2 + 20 * 1, 12);
+    expect(ours.on_hand_units).toBeCloseTo(30, 12);
+    const normal = all.variants.find((v) => v.variant === 'normal')!;
+    expect(normal.mean_fill_rate).toBeCloseTo(0.9, 12);
+    expect(normal.inventory_value).toBeCloseTo(24 + 25, 12);
+    // the sweep: 0.88 at 16 + 14 = 30, 0.96 at 28 + 30 = 58; the peer's 0.90 is a quarter of the way: 37
+    expect(all.sweep).toEqual([
+      { target_service: 0.9, mean_fill_rate: expect.closeTo(0.88, 12), inventory_value: expect.closeTo(30, 12), on_hand_units: expect.closeTo(22, 12) },
+      { target_service: 0.99, mean_fill_rate: expect.closeTo(0.96, 12), inventory_value: expect.closeTo(58, 12), on_hand_units: expect.closeTo(44, 12) },
+    ]);
+    const eq = all.equal_service[0];
+    expect(eq.peer).toBe('normal');
+    expect(eq.ours_inventory_value).toBeCloseTo(37, 9);
+    expect(eq.saving).toBeCloseTo((49 - 37) / 49, 9);
+  });
+
+  it('by demand class, ABC class and segment (a SKU-site in no segment is under none)', () => {
+    expect(summarize(rows, 'demand_class').map((g) => [g.group, g.variants[0].mean_fill_rate])).toEqual([['lumpy', 0.9], ['smooth', 0.96]]);
+    expect(summarize(rows, 'abc_class').map((g) => g.group)).toEqual(['A', 'B']);
+    expect(summarize(rows, 'segment').map((g) => g.group)).toEqual(['4', 'none']);
+  });
+
+  it('equal service is null when the sweep does not reach the peer\'s service', () => {
+    const low = rows.map((r) => (r.variant === 'normal' ? { ...r, fill_rate: 0.5 } : r));
+    const [all] = summarize(low, 'all');
+    expect(all.equal_service[0].ours_inventory_value).toBeNull();
+    expect(all.equal_service[0].saving).toBeNull();
+  });
+
+  it('interpolates linearly, exact at the points, null outside', () => {
+    const pts = [{ x: 0.9, y: 10 }, { x: 0.8, y: 4 }, { x: 0.95, y: 20 }];
+    expect(interpolateAt(pts, 0.85)).toBeCloseTo(7, 12);
+    expect(interpolateAt(pts, 0.9)).toBe(10);
+    expect(interpolateAt(pts, 0.925)).toBeCloseTo(15, 12);
+    expect(interpolateAt(pts, 0.97)).toBeNull();
+  });
+});
