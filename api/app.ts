@@ -46,6 +46,7 @@ import { registerExceptionRoutes } from './routes/exceptions';
 import { registerSeriesExceptionRoutes } from './routes/exceptions/series';
 import { registerAssistantRoutes } from './routes/assistant';
 import { registerMaintenanceRoutes } from './routes/maintenance';
+import { webAppMiddleware } from './webApp';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
 const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registerAuthRoutes, registerAuditRoutes, registerPipelineControlRoutes, registerProcessLogRoutes, registerDocsRoutes,
@@ -88,6 +89,7 @@ export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) =
       credentials: true,
     }),
   );
+  app.use(webAppMiddleware());
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: deps.env.bodyLimit, encoding: 'utf-8', onError: deferBodyError }));
   app.use(
     ratelimit({
