@@ -30,7 +30,7 @@ describe('policy as of the origin', () => {
   it('is the meio planner\'s policy for the distribution step\'s fit of the outlier step\'s correction of the weeks before the origin', () => {
     const { rows } = backtestItem(item(history), models, { originWeeks: [26], peers: false });
     expect(rows).toHaveLength(1);
-    const before = outlierRow({ item_id: 1, site_id: 10, start: '2025-01-06', y: history.slice(0, 78) }, outlierSettings(undefined)).corrected_y;
+    const before = outlierRow({ item_id: 1, site_id: 10, start: '2025-01-06', y: Float64Array.from(history.slice(0, 78)) }, outlierSettings(undefined)).corrected_y;
     const fit = distributionRow({ item_id: 1, site_id: 10 }, before, distributionSettings(undefined), 2);
     const planned = planItemNetwork([{
       siteId: 10, demand: weeklyDemandOf({ ...fit }, history.slice(0, 78)), hasSeries: true, unitCost: 20, masterLeadTime: 2, moq: 0, orderMultiple: 1, target: target(),
