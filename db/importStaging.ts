@@ -45,12 +45,17 @@ export async function truncateStaging(tx: Tx, table: TableName): Promise<number>
   return row_count;
 }
 
-/** Staged rows after `afterRowNo`, in row order, `limit` at a time (keyset pagination keeps memory flat). */
+/**
+ * Staged rows after `afterRowNo`, in row order, `limit` at a time (keyset pagination keeps memory flat), leaving out
+ * the rows already in the run's import_src (moved there in the database; db/masterDataWrite.ts addPlainSource).
+ */
 export async function readStagingChunk(tx: Tx, table: TableName, afterRowNo: number, limit: number): Promise<Array<StagedRow & { row_no: number }>> {
   const cols = stagingColumns(TABLES[table]);
   return (await tx.any(sql.unsafe`
-    SELECT row_no, ${sql.join(cols.map((c) => sql.identifier([c])), sql.fragment`, `)}
-    FROM ${stagingTable(table)} WHERE row_no > ${afterRowNo} ORDER BY row_no LIMIT ${limit}`)) as Array<StagedRow & { row_no: number }>;
+    SELECT g.row_no, ${sql.join(cols.map((c) => sql.identifier(['g', c])), sql.fragment`, `)}
+    FROM ${stagingTable(table)} g
+    WHERE g.row_no > ${afterRowNo} AND NOT EXISTS (SELECT 1 FROM import_src s WHERE s.row_no = g.row_no)
+    ORDER BY g.row_no LIMIT ${limit}`)) as Array<StagedRow & { row_no: number }>;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import {
   type ImportMode, type RejectedRow, type RunTableRow,
 } from '../../db/importStaging';
 import { appendLog, finishJob, heartbeat as jobHeartbeat, markRunning } from '../../db/jobs';
-import { addSource, applySource, createSource, dropDuplicates } from '../../db/masterDataWrite';
+import { addPlainSource, addSource, applySource, createSource, dropDuplicates } from '../../db/masterDataWrite';
 import { sql, withTenant, type Db, type Tx } from '../../db/pool';
 import { allRoutes, siteNames } from '../../db/routes';
 import { supersessionImportGuard } from '../../db/supersession';
@@ -127,7 +127,8 @@ async function validatePass(tx: Tx, runId: string, table: TableName, mode: Impor
   // one truth with the API: a row closing a supersession cycle is refused with the API's words, the others still land
   const guard = table === 'supersession' ? await supersessionImportGuard(tx, mode, refs) : undefined;
   await createSource(tx, table);
-  const pass: Pass = { rowsRead: 0, valid: 0, rejected: 0, firstRejections: [] };
+  const plain = await addPlainSource(tx, table);
+  const pass: Pass = { rowsRead: plain, valid: plain, rejected: 0, firstRejections: [] };
   const reject = (rows: RejectedRow[]) => {
     pass.rejected += rows.length;
     for (const r of rows) if (pass.firstRejections.length < LOGGED_REJECTIONS) pass.firstRejections.push(r);
