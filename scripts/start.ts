@@ -11,6 +11,7 @@ import { logTail, startDevServer, type DevServer } from '../temporal/devServer';
 import { connectTemporal } from '../temporal/client';
 import { ensureDemoFreezeSchedule, seedDemoData, startDemoForecast } from './demoData/seed';
 import { ensureDemoTenant, ensureSuperadmin } from './demoTenant';
+import { ensureWebAppBuilt } from './webBuild';
 
 const say = (msg: string) => console.log(`==> ${msg}`);
 
@@ -180,6 +181,7 @@ async function main(): Promise<void> {
     await db.end();
 
     const childEnv = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, PORT: String(env.port) };
+    say(await ensureWebAppBuilt());
     say('starting worker and API');
     worker = startChild('worker', 'temporal/worker.ts', childEnv, path.join(logDir, 'worker.log'));
     api = startChild('api', 'api/main.ts', childEnv, path.join(logDir, 'api.log'));
@@ -195,6 +197,7 @@ async function main(): Promise<void> {
     console.log(`
   Planning platform is running.
     API            ${apiUrl}
+    Workbench      ${apiUrl}/app
     API docs       ${apiUrl}/docs   (ReDoc: ${apiUrl}/redoc)
     Temporal UI    ${temporalUi || '(external cluster: ' + temporalAddress + ')'}
     Demo account   ${demo.accountName}${demo.created ? ' (created now)' : ''}
