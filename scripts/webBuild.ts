@@ -46,6 +46,16 @@ export async function buildWebAppIfChanged(outDir = WEB_DIST): Promise<'built' |
   return 'built';
 }
 
+/** For the start command: a workbench that fails to build leaves the API and the demo usable, so it says so and goes on. */
+export async function ensureWebAppBuilt(): Promise<string> {
+  try {
+    const what = await buildWebAppIfChanged();
+    return `workbench ${what === 'built' ? 'built (its sources changed)' : 'is current'}: web/dist, served at /app`;
+  } catch (err) {
+    return `workbench not built (${err instanceof Error ? err.message : String(err)}); /app answers 503 until \`npm run web:build\` succeeds`;
+  }
+}
+
 if (require.main === module) {
   const outArg = process.argv.indexOf('--out');
   const outDir = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : WEB_DIST;
