@@ -23,6 +23,11 @@ RUN npm run build \
  && test -f dist/temporal/worker.js \
  && test -f dist/workflows/index.js \
  && ls dist/db/migrations/master/*.sql dist/db/migrations/tenant/*.sql >/dev/null
+# The workbench, built once: the API serves <REPO_ROOT>/web/dist at /app, and REPO_ROOT is dist/ in the image.
+RUN npm run web:build \
+ && mkdir -p dist/web \
+ && cp -R web/dist dist/web/dist \
+ && test -f dist/web/dist/index.html
 
 # Production dependencies only; of the Temporal core bridge keep just this platform's prebuilt binary, and drop
 # the embedded PostgreSQL binaries (used by the local one-command stack, never by the API or the worker).
