@@ -30,7 +30,7 @@ function readMigrations(scope: 'master' | 'tenant'): MigrationFile[] {
  * Migration files hold many statements, which slonik's extended protocol refuses; they run through a plain pg
  * client instead. Each file applies in its own transaction and is recorded, so a crash mid-way leaves no half state.
  */
-async function applyScope(client: pg.Client, scope: 'master' | 'tenant', schemaName: string): Promise<number> {
+async function applyScope(client: pg.Client, scope: 'master' | 'tenant', schemaName: string, upTo = Infinity): Promise<number> {
   const done = await client.query<{ version: number }>(
     'SELECT version FROM master.schema_migrations WHERE schema_name = $1',
     [schemaName],
@@ -38,7 +38,7 @@ async function applyScope(client: pg.Client, scope: 'master' | 'tenant', schemaN
   const applied = new Set(done.rows.map((r) => r.version));
   let count = 0;
   for (const m of readMigrations(scope)) {
-    if (applied.has(m.version)) continue;
+    if (applied.has(m.version) || m.version > upTo) continue;
     await client.query('BEGIN');
     try {
       await client.query("SELECT set_config('search_path', $1, true)", [scope === 'master' ? 'master, public' : `${schemaName}, public`]);
@@ -86,13 +86,21 @@ export async function migrateAll(databaseUrl: string): Promise<{ master: number;
   });
 }
 
-/** Creates (if needed) and migrates one tenant schema. */
-export async function migrateTenant(databaseUrl: string, schemaName: string): Promise<number> {
+/**
+ * Creates (if needed) and migrates one tenant schema; `upTo` stops after that migration number, so a restore can load
+ * a backup into the schema it was taken from and then bring it up to date.
+ */
+export async function migrateTenant(databaseUrl: string, schemaName: string, upTo?: number): Promise<number> {
   if (!/^t_[0-9a-f]{32}$/.test(schemaName)) throw new Error(`invalid tenant schema ${schemaName}`);
   return withMigrationLock(databaseUrl, async (client) => {
     await client.query('SELECT master.ensure_tenant_schema($1)', [schemaName]);
-    return applyScope(client, 'tenant', schemaName);
+    return applyScope(client, 'tenant', schemaName, upTo);
   });
+}
+
+/** The tenant migrations this release knows, by number: a backup from a newer release names one it does not. */
+export function tenantMigrations(): Array<{ version: number; name: string }> {
+  return readMigrations('tenant').map(({ version, name }) => ({ version, name }));
 }
 
 if (require.main === module) {
