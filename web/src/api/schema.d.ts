@@ -50,7 +50,7 @@ export interface paths {
         put?: never;
         /**
          * Change configuration values by dotted path
-         * @description Either `{path, value}` or `{updates: [{path, value}]}`. Paths are `<section>.<key>` from the catalogue (see GET /api/config); values are type-checked. A batch applies all or nothing. `auth.*` is platform-wide and needs a superadmin.
+         * @description Either `{path, value}` or `{updates: [{path, value}]}`. Paths are `<section>.<key>` from the catalogue (see GET /api/config); values are checked against the setting's schema: `auth.jwt_secret` {"type":"string","minLength":32}; `auth.token_expiry_minutes` {"type":"integer","minimum":5,"maximum":43200}; `pipeline.n_workers` {"type":"integer","minimum":1,"maximum":64}; `pipeline.chunk_size` {"type":"integer","minimum":1,"maximum":100000}; `pipeline.stale_job_minutes` {"type":"integer","minimum":1,"maximum":10080}; `cache.load_wait_ms` {"type":"integer","minimum":0,"maximum":60000}; `llm.base_url` {"type":"string"}; `llm.model` {"type":"string","minLength":1}; `llm.api_key` {"type":"string"}; `planning.horizon_weeks` {"type":"integer","minimum":1,"maximum":260}; `planning.week_start` {"type":"string","enum":["monday"]}. A batch applies all or nothing. `auth.*` is platform-wide and needs a superadmin.
          */
         post: operations["post_api_config_update"];
         delete?: never;
@@ -373,7 +373,7 @@ export interface paths {
         put?: never;
         /**
          * Run every pipeline step in order
-         * @description Runs etl, outlier, characterization, forecast, backtest, backtest-forecast, best-method, distribution, meio, eoq, supply as child jobs of one run; supply is followed by a child allocation logged under the supply job. The run stops at the first failing step. `scenario_id` is the forecast scenario; `supply_scenario_id` (not in the spec) picks the supply scenario of the supply step (omitted: the default one).
+         * @description Runs etl, outlier, characterization, forecast, backtest, backtest-forecast, best-method, distribution, meio, eoq, supply as child jobs of one run; supply is followed by a child allocation logged under the supply job. The run stops at the first failing step. `scenario_id` is the forecast scenario; `supply_scenario_id` (not in the spec) picks the supply scenario of the supply step (omitted: the default one); `service_backtest: true` (not in the spec) adds the service-backtest step at the end.
          */
         post: operations["post_api_pipeline_run_all"];
         delete?: never;
@@ -5565,6 +5565,130 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/service-backtest/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service backtest settings of a pipeline
+         * @description Origins, shortage mode, exception tolerance, warm-up, peers and target sweep the pipeline's service-backtest step runs with (the defaults until set). Not in the spec (docs/SERVICE_BACKTEST.md).
+         */
+        get: operations["get_api_service_backtest_settings"];
+        /**
+         * Set the service backtest settings of a pipeline
+         * @description Fields left out keep their value. The next service-backtest run of the pipeline (alone or in run-all) uses them. Not in the spec (docs/SERVICE_BACKTEST.md).
+         */
+        put: operations["put_api_service_backtest_settings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service-backtest/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run the service backtest
+         * @description Stores the settings given (as PUT /api/service-backtest/settings does), then starts the service-backtest step as a job (workflow runStep, chunks of whole items on the compute queue), like POST /api/pipeline/run/service-backtest but with a MEIO scenario of choice. Follow it with GET /api/pipeline/jobs/{job_id}. Not in the spec (docs/SERVICE_BACKTEST.md).
+         */
+        post: operations["post_api_service_backtest_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service-backtest/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service backtest rows
+         * @description One row per SKU-site, origin and variant (ours at the target, the normal and bootstrap peers, ours at each sweep level): the policy sized as of the origin and what it achieved on the held-out weeks. Filters by variant, origin, SKU-site, demand class, ABC class, segment and a miss of more than `missed_by`. Paged; the total is in `X-Total-Count`. Not in the spec (docs/SERVICE_BACKTEST.md).
+         */
+        get: operations["get_api_service_backtest_results"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service-backtest/results/{unique_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service backtest rows of one SKU-site
+         * @description Every origin and variant of the SKU-site; 404 when it has none. Not in the spec (docs/SERVICE_BACKTEST.md).
+         */
+        get: operations["get_api_service_backtest_results_unique_id"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service-backtest/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Service backtest summary per group
+         * @description Per group (all, demand_class, abc_class or segment) and variant: SKU-site replays, mean target and achieved fill rate and their gap in points, pooled fill rate, mean cycle service level, stock value and units; ours along the target sweep; and per peer the stock our policies need for the peer's achieved service. Not in the spec (docs/SERVICE_BACKTEST.md).
+         */
+        get: operations["get_api_service_backtest_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/service-backtest/chart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Vega-Lite chart of achieved against target
+         * @description A Vega-Lite spec: each replayed SKU-site a point of target (x) against achieved fill rate (y), by variant, over the diagonal; below it a target was missed. At most `limit` points, in SKU-site order. Not in the spec (docs/SERVICE_BACKTEST.md).
+         */
+        get: operations["get_api_service_backtest_chart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7486,7 +7610,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                step: "etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation";
+                step: "etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation" | "service-backtest";
             };
             cookie?: never;
         };
@@ -7627,6 +7751,11 @@ export interface operations {
                     segment_id?: number | null;
                     run_id?: string | null;
                     n_workers?: number | null;
+                    /**
+                     * @description not in the spec: also run the service-backtest step after supply, with the pipeline's backtest settings (docs/SERVICE_BACKTEST.md)
+                     * @default false
+                     */
+                    service_backtest?: boolean;
                 };
             };
         };
@@ -10870,7 +10999,7 @@ export interface operations {
                     "application/json": {
                         workflow_id: number;
                         name: string;
-                        steps: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation")[];
+                        steps: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation" | "service-backtest")[];
                         segment_ids: number[];
                         scenario_pipeline_id: number | null;
                         step_workers: {
@@ -10946,7 +11075,7 @@ export interface operations {
                     /** @description unique per tenant, ignoring case; surrounding spaces are trimmed */
                     name: string;
                     /** @description steps run in this order, each at most once */
-                    steps: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation")[];
+                    steps: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation" | "service-backtest")[];
                     /**
                      * @description segments to run on (empty: all)
                      * @default []
@@ -10977,7 +11106,7 @@ export interface operations {
                     "application/json": {
                         workflow_id: number;
                         name: string;
-                        steps: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation")[];
+                        steps: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation" | "service-backtest")[];
                         segment_ids: number[];
                         scenario_pipeline_id: number | null;
                         step_workers: {
@@ -11109,7 +11238,7 @@ export interface operations {
                     "application/json": {
                         workflow_id: number;
                         name: string;
-                        steps: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation")[];
+                        steps: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation" | "service-backtest")[];
                         segment_ids: number[];
                         scenario_pipeline_id: number | null;
                         step_workers: {
@@ -11220,7 +11349,7 @@ export interface operations {
                     /** @description unique per tenant, ignoring case; surrounding spaces are trimmed */
                     name?: string;
                     /** @description steps run in this order, each at most once */
-                    steps?: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation")[];
+                    steps?: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation" | "service-backtest")[];
                     /** @description segments to run on (empty: all) */
                     segment_ids?: number[];
                     /** @description scenario pipeline the workflow runs on; must exist */
@@ -11242,7 +11371,7 @@ export interface operations {
                     "application/json": {
                         workflow_id: number;
                         name: string;
-                        steps: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation")[];
+                        steps: ("etl" | "outlier" | "characterization" | "forecast" | "backtest" | "backtest-forecast" | "best-method" | "distribution" | "meio" | "supply" | "eoq" | "allocation" | "service-backtest")[];
                         segment_ids: number[];
                         scenario_pipeline_id: number | null;
                         step_workers: {
@@ -16905,14 +17034,16 @@ export interface operations {
                      * @description AND-combined; an empty list matches every series. A rule on an unknown field, with an operator that does not apply to the field type or a value of the wrong type is a 400 naming the rule index (`body.rules[<i>]`).
                      * @default []
                      */
-                    rules?: {
-                        /** @description a field of GET /api/segments/fields */
+                    rules?: ({
+                        /** @description a field of GET /api/segments/fields: a fixed one, `item_attributes.<key>`, `site_attributes.<key>` or `abc:<configuration name>` */
                         field: string;
                         /** @enum {string} */
                         operator: "=" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "not in" | "contains" | "between" | "is null";
                         /** @description a value of the field's type; `in`/`not in`: a non-empty list; `between`: [low, high] inclusive; `is null`: true (or absent) = has no value, false = has a value */
                         value?: (string | number | boolean) | null | (string | number | boolean)[];
-                    }[];
+                    } & ({
+                        field: ("unique_id" | "item_id" | "item_xuid" | "item_name" | "avg_unit_cost" | "unit_price" | "site_id" | "site_xuid" | "site_name" | "site_type" | "n_observations" | "date_range_start" | "date_range_end" | "mean" | "zero_ratio" | "total_demand" | "adi" | "cov" | "demand_class" | "is_intermittent" | "best_method") | string;
+                    } & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown))[];
                 };
             };
         };
@@ -17121,14 +17252,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         description: string;
-                        rules: {
-                            /** @description a field of GET /api/segments/fields */
+                        rules: ({
+                            /** @description a field of GET /api/segments/fields: a fixed one, `item_attributes.<key>`, `site_attributes.<key>` or `abc:<configuration name>` */
                             field: string;
                             /** @enum {string} */
                             operator: "=" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "not in" | "contains" | "between" | "is null";
                             /** @description a value of the field's type; `in`/`not in`: a non-empty list; `between`: [low, high] inclusive; `is null`: true (or absent) = has no value, false = has a value */
                             value?: (string | number | boolean) | null | (string | number | boolean)[];
-                        }[];
+                        } & ({
+                            field: ("unique_id" | "item_id" | "item_xuid" | "item_name" | "avg_unit_cost" | "unit_price" | "site_id" | "site_xuid" | "site_name" | "site_type" | "n_observations" | "date_range_start" | "date_range_end" | "mean" | "zero_ratio" | "total_demand" | "adi" | "cov" | "demand_class" | "is_intermittent" | "best_method") | string;
+                        } & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown))[];
                         /**
                          * @description `llm` when the tenant's language model (llm.base_url) answered, else the built-in parser
                          * @enum {string}
@@ -17437,14 +17570,16 @@ export interface operations {
                     name?: string;
                     description?: string | null;
                     /** @description AND-combined; an empty list matches every series. A rule on an unknown field, with an operator that does not apply to the field type or a value of the wrong type is a 400 naming the rule index (`body.rules[<i>]`). */
-                    rules?: {
-                        /** @description a field of GET /api/segments/fields */
+                    rules?: ({
+                        /** @description a field of GET /api/segments/fields: a fixed one, `item_attributes.<key>`, `site_attributes.<key>` or `abc:<configuration name>` */
                         field: string;
                         /** @enum {string} */
                         operator: "=" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "not in" | "contains" | "between" | "is null";
                         /** @description a value of the field's type; `in`/`not in`: a non-empty list; `between`: [low, high] inclusive; `is null`: true (or absent) = has no value, false = has a value */
                         value?: (string | number | boolean) | null | (string | number | boolean)[];
-                    }[];
+                    } & ({
+                        field: ("unique_id" | "item_id" | "item_xuid" | "item_name" | "avg_unit_cost" | "unit_price" | "site_id" | "site_xuid" | "site_name" | "site_type" | "n_observations" | "date_range_start" | "date_range_end" | "mean" | "zero_ratio" | "total_demand" | "adi" | "cov" | "demand_class" | "is_intermittent" | "best_method") | string;
+                    } & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown))[];
                 };
             };
         };
@@ -17927,14 +18062,16 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description AND-combined; an empty list matches every series. A rule on an unknown field, with an operator that does not apply to the field type or a value of the wrong type is a 400 naming the rule index (`body.rules[<i>]`). Absent: the saved rules of the segment (required when segment_id is 0). */
-                    rules?: {
-                        /** @description a field of GET /api/segments/fields */
+                    rules?: ({
+                        /** @description a field of GET /api/segments/fields: a fixed one, `item_attributes.<key>`, `site_attributes.<key>` or `abc:<configuration name>` */
                         field: string;
                         /** @enum {string} */
                         operator: "=" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "not in" | "contains" | "between" | "is null";
                         /** @description a value of the field's type; `in`/`not in`: a non-empty list; `between`: [low, high] inclusive; `is null`: true (or absent) = has no value, false = has a value */
                         value?: (string | number | boolean) | null | (string | number | boolean)[];
-                    }[];
+                    } & ({
+                        field: ("unique_id" | "item_id" | "item_xuid" | "item_name" | "avg_unit_cost" | "unit_price" | "site_id" | "site_xuid" | "site_name" | "site_type" | "n_observations" | "date_range_start" | "date_range_end" | "mean" | "zero_ratio" | "total_demand" | "adi" | "cov" | "demand_class" | "is_intermittent" | "best_method") | string;
+                    } & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown & unknown))[];
                     /**
                      * @description rows to skip
                      * @default 0
@@ -34674,8 +34811,11 @@ export interface operations {
                     pipeline_id: number;
                     retention_versions?: number;
                     retention_min_age_days?: number;
-                    /** @description IANA time zone, e.g. Europe/Paris */
-                    schedule_timezone?: string;
+                    /**
+                     * @description IANA time zone, e.g. Europe/Paris: UTC or one of the canonical names the API's time zone data lists (aliases such as US/Eastern are refused: send the canonical America/New_York)
+                     * @enum {string}
+                     */
+                    schedule_timezone?: "UTC" | "Africa/Abidjan" | "Africa/Accra" | "Africa/Addis_Ababa" | "Africa/Algiers" | "Africa/Asmera" | "Africa/Bamako" | "Africa/Bangui" | "Africa/Banjul" | "Africa/Bissau" | "Africa/Blantyre" | "Africa/Brazzaville" | "Africa/Bujumbura" | "Africa/Cairo" | "Africa/Casablanca" | "Africa/Ceuta" | "Africa/Conakry" | "Africa/Dakar" | "Africa/Dar_es_Salaam" | "Africa/Djibouti" | "Africa/Douala" | "Africa/El_Aaiun" | "Africa/Freetown" | "Africa/Gaborone" | "Africa/Harare" | "Africa/Johannesburg" | "Africa/Juba" | "Africa/Kampala" | "Africa/Khartoum" | "Africa/Kigali" | "Africa/Kinshasa" | "Africa/Lagos" | "Africa/Libreville" | "Africa/Lome" | "Africa/Luanda" | "Africa/Lubumbashi" | "Africa/Lusaka" | "Africa/Malabo" | "Africa/Maputo" | "Africa/Maseru" | "Africa/Mbabane" | "Africa/Mogadishu" | "Africa/Monrovia" | "Africa/Nairobi" | "Africa/Ndjamena" | "Africa/Niamey" | "Africa/Nouakchott" | "Africa/Ouagadougou" | "Africa/Porto-Novo" | "Africa/Sao_Tome" | "Africa/Tripoli" | "Africa/Tunis" | "Africa/Windhoek" | "America/Adak" | "America/Anchorage" | "America/Anguilla" | "America/Antigua" | "America/Araguaina" | "America/Argentina/La_Rioja" | "America/Argentina/Rio_Gallegos" | "America/Argentina/Salta" | "America/Argentina/San_Juan" | "America/Argentina/San_Luis" | "America/Argentina/Tucuman" | "America/Argentina/Ushuaia" | "America/Aruba" | "America/Asuncion" | "America/Bahia" | "America/Bahia_Banderas" | "America/Barbados" | "America/Belem" | "America/Belize" | "America/Blanc-Sablon" | "America/Boa_Vista" | "America/Bogota" | "America/Boise" | "America/Buenos_Aires" | "America/Cambridge_Bay" | "America/Campo_Grande" | "America/Cancun" | "America/Caracas" | "America/Catamarca" | "America/Cayenne" | "America/Cayman" | "America/Chicago" | "America/Chihuahua" | "America/Ciudad_Juarez" | "America/Coral_Harbour" | "America/Cordoba" | "America/Costa_Rica" | "America/Coyhaique" | "America/Creston" | "America/Cuiaba" | "America/Curacao" | "America/Danmarkshavn" | "America/Dawson" | "America/Dawson_Creek" | "America/Denver" | "America/Detroit" | "America/Dominica" | "America/Edmonton" | "America/Eirunepe" | "America/El_Salvador" | "America/Fort_Nelson" | "America/Fortaleza" | "America/Glace_Bay" | "America/Godthab" | "America/Goose_Bay" | "America/Grand_Turk" | "America/Grenada" | "America/Guadeloupe" | "America/Guatemala" | "America/Guayaquil" | "America/Guyana" | "America/Halifax" | "America/Havana" | "America/Hermosillo" | "America/Indiana/Knox" | "America/Indiana/Marengo" | "America/Indiana/Petersburg" | "America/Indiana/Tell_City" | "America/Indiana/Vevay" | "America/Indiana/Vincennes" | "America/Indiana/Winamac" | "America/Indianapolis" | "America/Inuvik" | "America/Iqaluit" | "America/Jamaica" | "America/Jujuy" | "America/Juneau" | "America/Kentucky/Monticello" | "America/Kralendijk" | "America/La_Paz" | "America/Lima" | "America/Los_Angeles" | "America/Louisville" | "America/Lower_Princes" | "America/Maceio" | "America/Managua" | "America/Manaus" | "America/Marigot" | "America/Martinique" | "America/Matamoros" | "America/Mazatlan" | "America/Mendoza" | "America/Menominee" | "America/Merida" | "America/Metlakatla" | "America/Mexico_City" | "America/Miquelon" | "America/Moncton" | "America/Monterrey" | "America/Montevideo" | "America/Montserrat" | "America/Nassau" | "America/New_York" | "America/Nome" | "America/Noronha" | "America/North_Dakota/Beulah" | "America/North_Dakota/Center" | "America/North_Dakota/New_Salem" | "America/Ojinaga" | "America/Panama" | "America/Paramaribo" | "America/Phoenix" | "America/Port-au-Prince" | "America/Port_of_Spain" | "America/Porto_Velho" | "America/Puerto_Rico" | "America/Punta_Arenas" | "America/Rankin_Inlet" | "America/Recife" | "America/Regina" | "America/Resolute" | "America/Rio_Branco" | "America/Santarem" | "America/Santiago" | "America/Santo_Domingo" | "America/Sao_Paulo" | "America/Scoresbysund" | "America/Sitka" | "America/St_Barthelemy" | "America/St_Johns" | "America/St_Kitts" | "America/St_Lucia" | "America/St_Thomas" | "America/St_Vincent" | "America/Swift_Current" | "America/Tegucigalpa" | "America/Thule" | "America/Tijuana" | "America/Toronto" | "America/Tortola" | "America/Vancouver" | "America/Whitehorse" | "America/Winnipeg" | "America/Yakutat" | "Antarctica/Casey" | "Antarctica/Davis" | "Antarctica/DumontDUrville" | "Antarctica/Macquarie" | "Antarctica/Mawson" | "Antarctica/McMurdo" | "Antarctica/Palmer" | "Antarctica/Rothera" | "Antarctica/Syowa" | "Antarctica/Troll" | "Antarctica/Vostok" | "Arctic/Longyearbyen" | "Asia/Aden" | "Asia/Almaty" | "Asia/Amman" | "Asia/Anadyr" | "Asia/Aqtau" | "Asia/Aqtobe" | "Asia/Ashgabat" | "Asia/Atyrau" | "Asia/Baghdad" | "Asia/Bahrain" | "Asia/Baku" | "Asia/Bangkok" | "Asia/Barnaul" | "Asia/Beirut" | "Asia/Bishkek" | "Asia/Brunei" | "Asia/Calcutta" | "Asia/Chita" | "Asia/Colombo" | "Asia/Damascus" | "Asia/Dhaka" | "Asia/Dili" | "Asia/Dubai" | "Asia/Dushanbe" | "Asia/Famagusta" | "Asia/Gaza" | "Asia/Hebron" | "Asia/Hong_Kong" | "Asia/Hovd" | "Asia/Irkutsk" | "Asia/Jakarta" | "Asia/Jayapura" | "Asia/Jerusalem" | "Asia/Kabul" | "Asia/Kamchatka" | "Asia/Karachi" | "Asia/Katmandu" | "Asia/Khandyga" | "Asia/Krasnoyarsk" | "Asia/Kuala_Lumpur" | "Asia/Kuching" | "Asia/Kuwait" | "Asia/Macau" | "Asia/Magadan" | "Asia/Makassar" | "Asia/Manila" | "Asia/Muscat" | "Asia/Nicosia" | "Asia/Novokuznetsk" | "Asia/Novosibirsk" | "Asia/Omsk" | "Asia/Oral" | "Asia/Phnom_Penh" | "Asia/Pontianak" | "Asia/Pyongyang" | "Asia/Qatar" | "Asia/Qostanay" | "Asia/Qyzylorda" | "Asia/Rangoon" | "Asia/Riyadh" | "Asia/Saigon" | "Asia/Sakhalin" | "Asia/Samarkand" | "Asia/Seoul" | "Asia/Shanghai" | "Asia/Singapore" | "Asia/Srednekolymsk" | "Asia/Taipei" | "Asia/Tashkent" | "Asia/Tbilisi" | "Asia/Tehran" | "Asia/Thimphu" | "Asia/Tokyo" | "Asia/Tomsk" | "Asia/Ulaanbaatar" | "Asia/Urumqi" | "Asia/Ust-Nera" | "Asia/Vientiane" | "Asia/Vladivostok" | "Asia/Yakutsk" | "Asia/Yekaterinburg" | "Asia/Yerevan" | "Atlantic/Azores" | "Atlantic/Bermuda" | "Atlantic/Canary" | "Atlantic/Cape_Verde" | "Atlantic/Faeroe" | "Atlantic/Madeira" | "Atlantic/Reykjavik" | "Atlantic/South_Georgia" | "Atlantic/St_Helena" | "Atlantic/Stanley" | "Australia/Adelaide" | "Australia/Brisbane" | "Australia/Broken_Hill" | "Australia/Darwin" | "Australia/Eucla" | "Australia/Hobart" | "Australia/Lindeman" | "Australia/Lord_Howe" | "Australia/Melbourne" | "Australia/Perth" | "Australia/Sydney" | "Europe/Amsterdam" | "Europe/Andorra" | "Europe/Astrakhan" | "Europe/Athens" | "Europe/Belgrade" | "Europe/Berlin" | "Europe/Bratislava" | "Europe/Brussels" | "Europe/Bucharest" | "Europe/Budapest" | "Europe/Busingen" | "Europe/Chisinau" | "Europe/Copenhagen" | "Europe/Dublin" | "Europe/Gibraltar" | "Europe/Guernsey" | "Europe/Helsinki" | "Europe/Isle_of_Man" | "Europe/Istanbul" | "Europe/Jersey" | "Europe/Kaliningrad" | "Europe/Kiev" | "Europe/Kirov" | "Europe/Lisbon" | "Europe/Ljubljana" | "Europe/London" | "Europe/Luxembourg" | "Europe/Madrid" | "Europe/Malta" | "Europe/Mariehamn" | "Europe/Minsk" | "Europe/Monaco" | "Europe/Moscow" | "Europe/Oslo" | "Europe/Paris" | "Europe/Podgorica" | "Europe/Prague" | "Europe/Riga" | "Europe/Rome" | "Europe/Samara" | "Europe/San_Marino" | "Europe/Sarajevo" | "Europe/Saratov" | "Europe/Simferopol" | "Europe/Skopje" | "Europe/Sofia" | "Europe/Stockholm" | "Europe/Tallinn" | "Europe/Tirane" | "Europe/Ulyanovsk" | "Europe/Vaduz" | "Europe/Vatican" | "Europe/Vienna" | "Europe/Vilnius" | "Europe/Volgograd" | "Europe/Warsaw" | "Europe/Zagreb" | "Europe/Zurich" | "Indian/Antananarivo" | "Indian/Chagos" | "Indian/Christmas" | "Indian/Cocos" | "Indian/Comoro" | "Indian/Kerguelen" | "Indian/Mahe" | "Indian/Maldives" | "Indian/Mauritius" | "Indian/Mayotte" | "Indian/Reunion" | "Pacific/Apia" | "Pacific/Auckland" | "Pacific/Bougainville" | "Pacific/Chatham" | "Pacific/Easter" | "Pacific/Efate" | "Pacific/Enderbury" | "Pacific/Fakaofo" | "Pacific/Fiji" | "Pacific/Funafuti" | "Pacific/Galapagos" | "Pacific/Gambier" | "Pacific/Guadalcanal" | "Pacific/Guam" | "Pacific/Honolulu" | "Pacific/Kiritimati" | "Pacific/Kosrae" | "Pacific/Kwajalein" | "Pacific/Majuro" | "Pacific/Marquesas" | "Pacific/Midway" | "Pacific/Nauru" | "Pacific/Niue" | "Pacific/Norfolk" | "Pacific/Noumea" | "Pacific/Pago_Pago" | "Pacific/Palau" | "Pacific/Pitcairn" | "Pacific/Ponape" | "Pacific/Port_Moresby" | "Pacific/Rarotonga" | "Pacific/Saipan" | "Pacific/Tahiti" | "Pacific/Tarawa" | "Pacific/Tongatapu" | "Pacific/Truk" | "Pacific/Wake" | "Pacific/Wallis";
                     schedule_hour?: number;
                 };
             };
@@ -46496,6 +46636,874 @@ export interface operations {
                         }[];
                         total_qty: number;
                     };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    get_api_service_backtest_settings: {
+        parameters: {
+            query: {
+                /** @description the pipeline (required) */
+                pipeline_id: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pipeline_id: number;
+                        /** @description origins, in weeks before the end of the history: each sizes the policies on the weeks before it and replays them on the weeks after (default [26]) */
+                        origin_weeks: number[];
+                        /**
+                         * @description demand not served from stock is owed (backorder, default) or lost (lost_sales)
+                         * @enum {string}
+                         */
+                        shortage_mode: "backorder" | "lost_sales";
+                        /** @description a SKU-site whose achieved fill rate is more than this below its target gets an exception-log issue of type service (default 0.05) */
+                        tolerance: number;
+                        /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 13) */
+                        warmup_weeks: number;
+                        /** @description replay the normal-approximation and bootstrap peers too (default true) */
+                        peers: boolean;
+                        /** @description other target levels our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
+                        sweep_targets: number[];
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    put_api_service_backtest_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the pipeline (required) */
+                    pipeline_id: number;
+                    /** @description origins, in weeks before the end of the history: each sizes the policies on the weeks before it and replays them on the weeks after (default [26]) */
+                    origin_weeks?: number[];
+                    /**
+                     * @description demand not served from stock is owed (backorder, default) or lost (lost_sales)
+                     * @enum {string}
+                     */
+                    shortage_mode?: "backorder" | "lost_sales";
+                    /** @description a SKU-site whose achieved fill rate is more than this below its target gets an exception-log issue of type service (default 0.05) */
+                    tolerance?: number;
+                    /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 13) */
+                    warmup_weeks?: number;
+                    /** @description replay the normal-approximation and bootstrap peers too (default true) */
+                    peers?: boolean;
+                    /** @description other target levels our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
+                    sweep_targets?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description the settings now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pipeline_id: number;
+                        /** @description origins, in weeks before the end of the history: each sizes the policies on the weeks before it and replays them on the weeks after (default [26]) */
+                        origin_weeks: number[];
+                        /**
+                         * @description demand not served from stock is owed (backorder, default) or lost (lost_sales)
+                         * @enum {string}
+                         */
+                        shortage_mode: "backorder" | "lost_sales";
+                        /** @description a SKU-site whose achieved fill rate is more than this below its target gets an exception-log issue of type service (default 0.05) */
+                        tolerance: number;
+                        /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 13) */
+                        warmup_weeks: number;
+                        /** @description replay the normal-approximation and bootstrap peers too (default true) */
+                        peers: boolean;
+                        /** @description other target levels our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
+                        sweep_targets: number[];
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    post_api_service_backtest_run: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the pipeline (required) */
+                    pipeline_id: number;
+                    /** @description the MEIO scenario whose targets and costs size the policies (default: the default scenario) */
+                    meio_scenario_id?: number;
+                    /** @description only the series of this segment */
+                    segment_id?: number;
+                    /** @description idempotency key: a repeated request with the same run_id returns the job it started */
+                    run_id?: string;
+                    n_workers?: number;
+                    /** @description origins, in weeks before the end of the history: each sizes the policies on the weeks before it and replays them on the weeks after (default [26]) */
+                    origin_weeks?: number[];
+                    /**
+                     * @description demand not served from stock is owed (backorder, default) or lost (lost_sales)
+                     * @enum {string}
+                     */
+                    shortage_mode?: "backorder" | "lost_sales";
+                    /** @description a SKU-site whose achieved fill rate is more than this below its target gets an exception-log issue of type service (default 0.05) */
+                    tolerance?: number;
+                    /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 13) */
+                    warmup_weeks?: number;
+                    /** @description replay the normal-approximation and bootstrap peers too (default true) */
+                    peers?: boolean;
+                    /** @description other target levels our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
+                    sweep_targets?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description job started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        job_id: string;
+                        step: string | null;
+                        status: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    get_api_service_backtest_results: {
+        parameters: {
+            query: {
+                /** @description the pipeline (required) */
+                pipeline_id: number;
+                /** @description the MEIO scenario of the results; default the default scenario that has results */
+                scenario_id?: number;
+                /** @description only this origin */
+                origin_weeks?: number;
+                demand_class?: "smooth" | "erratic" | "intermittent" | "lumpy";
+                abc_class?: string;
+                segment_id?: number;
+                /** @description target: ours at each SKU-site's target; normal, bootstrap: the peers; sweep: ours at a sweep level */
+                variant?: "target" | "normal" | "bootstrap" | "sweep";
+                item_id?: number;
+                site_id?: number;
+                /** @description only rows whose achieved fill rate is more than this below their target */
+                missed_by?: number;
+                skip?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description rows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pipeline_id: number;
+                        scenario_id: number;
+                        item_id: number;
+                        site_id: number;
+                        unique_id: string;
+                        origin_weeks: number;
+                        /** @enum {string} */
+                        variant: "target" | "normal" | "bootstrap" | "sweep";
+                        /** @description the level the policy was sized for: the SKU-site's target, or the sweep level */
+                        target_service: number;
+                        service_type: string;
+                        /**
+                         * @description the replayed rule: sQ reorder point and quantity reviewed weekly; RsS and RS every review_weeks; base_stock order-up-to every week
+                         * @enum {string}
+                         */
+                        policy: "sQ" | "RsS" | "RS" | "base_stock";
+                        reorder_point: number | null;
+                        order_qty: number | null;
+                        order_up_to: number | null;
+                        review_weeks: number;
+                        /** @description replenishment time: orders arrive this many weeks after they are placed (rounded to whole weeks) */
+                        lead_time_weeks: number;
+                        unit_cost: number;
+                        demand_class: string | null;
+                        abc_class: string | null;
+                        segment_ids: number[];
+                        expected_fill_rate: number | null;
+                        expected_on_hand: number | null;
+                        /** @enum {string} */
+                        shortage_mode: "backorder" | "lost_sales";
+                        /** @description held-out weeks replayed */
+                        weeks: number;
+                        demand: number;
+                        served_from_stock: number;
+                        fill_rate: number | null;
+                        cycle_service_level: number | null;
+                        cycles: number;
+                        /** @description mean end-of-week on hand */
+                        average_on_hand: number;
+                        average_inventory_value: number;
+                        stockout_weeks: number;
+                        orders: number;
+                        ordered_units: number;
+                        lost_units: number;
+                        end_backorders: number;
+                        job_id: string | null;
+                        updated_at: string;
+                    }[];
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    get_api_service_backtest_results_unique_id: {
+        parameters: {
+            query: {
+                /** @description the pipeline (required) */
+                pipeline_id: number;
+                /** @description the MEIO scenario of the results; default the default scenario that has results */
+                scenario_id?: number;
+            };
+            header?: never;
+            path: {
+                /** @description series id `<item_id>_<site_id>` */
+                unique_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description rows */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pipeline_id: number;
+                        scenario_id: number;
+                        item_id: number;
+                        site_id: number;
+                        unique_id: string;
+                        origin_weeks: number;
+                        /** @enum {string} */
+                        variant: "target" | "normal" | "bootstrap" | "sweep";
+                        /** @description the level the policy was sized for: the SKU-site's target, or the sweep level */
+                        target_service: number;
+                        service_type: string;
+                        /**
+                         * @description the replayed rule: sQ reorder point and quantity reviewed weekly; RsS and RS every review_weeks; base_stock order-up-to every week
+                         * @enum {string}
+                         */
+                        policy: "sQ" | "RsS" | "RS" | "base_stock";
+                        reorder_point: number | null;
+                        order_qty: number | null;
+                        order_up_to: number | null;
+                        review_weeks: number;
+                        /** @description replenishment time: orders arrive this many weeks after they are placed (rounded to whole weeks) */
+                        lead_time_weeks: number;
+                        unit_cost: number;
+                        demand_class: string | null;
+                        abc_class: string | null;
+                        segment_ids: number[];
+                        expected_fill_rate: number | null;
+                        expected_on_hand: number | null;
+                        /** @enum {string} */
+                        shortage_mode: "backorder" | "lost_sales";
+                        /** @description held-out weeks replayed */
+                        weeks: number;
+                        demand: number;
+                        served_from_stock: number;
+                        fill_rate: number | null;
+                        cycle_service_level: number | null;
+                        cycles: number;
+                        /** @description mean end-of-week on hand */
+                        average_on_hand: number;
+                        average_inventory_value: number;
+                        stockout_weeks: number;
+                        orders: number;
+                        ordered_units: number;
+                        lost_units: number;
+                        end_backorders: number;
+                        job_id: string | null;
+                        updated_at: string;
+                    }[];
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    get_api_service_backtest_summary: {
+        parameters: {
+            query: {
+                /** @description the pipeline (required) */
+                pipeline_id: number;
+                /** @description the MEIO scenario of the results; default the default scenario that has results */
+                scenario_id?: number;
+                /** @description only this origin */
+                origin_weeks?: number;
+                demand_class?: "smooth" | "erratic" | "intermittent" | "lumpy";
+                abc_class?: string;
+                segment_id?: number;
+                group_by?: "all" | "demand_class" | "abc_class" | "segment";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description summary */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        pipeline_id: number;
+                        scenario_id: number | null;
+                        /** @enum {string} */
+                        group_by: "all" | "demand_class" | "abc_class" | "segment";
+                        groups: {
+                            group_by: string;
+                            group: string;
+                            variants: {
+                                variant: string;
+                                sku_sites: number;
+                                mean_target: number;
+                                mean_fill_rate: number;
+                                /** @description mean achieved − mean target, in points */
+                                gap_points: number;
+                                pooled_fill_rate: number | null;
+                                mean_cycle_service_level: number | null;
+                                /** @description Σ average on hand × unit cost */
+                                inventory_value: number;
+                                on_hand_units: number;
+                                stockout_weeks: number;
+                            }[];
+                            sweep: {
+                                target_service: number;
+                                mean_fill_rate: number;
+                                inventory_value: number;
+                                on_hand_units: number;
+                            }[];
+                            /** @description per peer: the stock our policies need for the peer's achieved mean fill rate, interpolated along the sweep (null when the sweep does not reach it) */
+                            equal_service: {
+                                peer: string;
+                                peer_fill_rate: number;
+                                peer_inventory_value: number;
+                                peer_on_hand_units: number;
+                                ours_inventory_value: number | null;
+                                ours_on_hand_units: number | null;
+                                saving: number | null;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    get_api_service_backtest_chart: {
+        parameters: {
+            query: {
+                /** @description the pipeline (required) */
+                pipeline_id: number;
+                /** @description the MEIO scenario of the results; default the default scenario that has results */
+                scenario_id?: number;
+                /** @description only this origin */
+                origin_weeks?: number;
+                demand_class?: "smooth" | "erratic" | "intermittent" | "lumpy";
+                abc_class?: string;
+                segment_id?: number;
+                variant?: "target" | "normal" | "bootstrap" | "sweep";
+                /** @description at most this many points */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Vega-Lite spec */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
                 };
             };
             /** @description Invalid body or parameters; `detail` names the field */
