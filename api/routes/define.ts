@@ -117,7 +117,7 @@ function schemaValidator(where: Where, schema: JsonSchema | undefined): (value: 
   let fn: ValidateFunction | undefined;
   return (value) => {
     fn ??= compile(where, schema);
-    if (!fn(value)) throw badRequest(describeError(where, fn.errors![0]));
+    if (!fn(value)) throw badRequest(describeError(where, fn.errors![0], fn.schema));
   };
 }
 

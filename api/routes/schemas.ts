@@ -60,3 +60,29 @@ const ERROR_TEXT: Record<number, string> = {
 };
 
 export const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+
+/**
+ * A name taken in any case (spaces around it trimmed), as a pattern: an enum would list one spelling and refuse the
+ * others the handler takes, a plain string admits every value, so a generated client or a fuzzer could send neither.
+ * `refusal` answers any other value (`{value}` is the value sent; see x-refusal in validation.ts).
+ */
+export function anyCase(names: readonly string[], refusal: string, extra: JsonSchema = {}): JsonSchema {
+  const letters = (n: string) => [...n].map((c) => (/[a-z]/i.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  return { type: 'string', pattern: `^[ ]*(?:${names.map(letters).join('|')})[ ]*$`, 'x-refusal': refusal, ...extra };
+}
+
+/** A value other than null: the test of "this field is sent" for nullable fields, where null means not set. */
+export const sent = (field: string): JsonSchema => ({ required: [field], properties: { [field]: { not: { type: 'null' } } } });
+
+/** Body rule: when `a` is sent (not null), `b` must not be, answered by `message` naming `b`. */
+export const notBoth = (a: string, b: string, message: string): JsonSchema => ({
+  if: sent(a),
+  then: { properties: { [b]: { type: 'null', 'x-refusal': message } } },
+});
+
+/** Body rule: at least one of `fields` is sent (not null), answered by `message` naming the first. */
+export const oneOfSent = (fields: string[], message: string): JsonSchema => ({
+  anyOf: fields.map(sent),
+  'x-refusal': message,
+  'x-field': fields[0],
+});

@@ -100,10 +100,63 @@ export function checkInputText(where: Where, value: unknown): string | undefined
   return undefined;
 }
 
-/** One sentence that names the offending field, for `{detail}`. */
-export function describeError(where: Where, err: ErrorObject): string {
-  const field = fieldName(where, err);
+/**
+ * `x-refusal` on a schema: the sentence that answers any value it refuses, for rules whose keywords alone would give
+ * a 400 no reader understands (a pattern of case-insensitive names, `not`, `if`/`then` between fields). `{value}` is
+ * replaced by the value sent. The innermost such schema on the error's path answers, naming the value that schema
+ * describes (a rule on an object names the object, whichever of its fields failed), or `x-field` of that object.
+ */
+interface Refusal {
+  'x-refusal': string;
+  'x-field'?: string;
+}
+
+/** Keywords whose next path segment names a subschema of a child value (a property, an array position). */
+const CHILD_BY_NAME = new Set(['properties', 'patternProperties', 'prefixItems']);
+const CHILD = new Set(['items', 'additionalProperties', 'contains', 'unevaluatedItems', 'unevaluatedProperties']);
+/** Keywords whose next path segment picks a subschema of the same value. */
+const SAME_BY_NAME = new Set(['allOf', 'anyOf', 'oneOf', 'dependentSchemas', '$defs', 'definitions']);
+
+function refusalOf(root: unknown, err: ErrorObject): { refusal: Refusal; depth: number } | undefined {
+  const has = (n: unknown): n is Refusal => !!n && typeof n === 'object' && typeof (n as Refusal)['x-refusal'] === 'string';
+  let found: { refusal: Refusal; depth: number } | undefined;
+  let node = root;
+  let depth = 0;
+  if (has(node)) found = { refusal: node, depth };
+  const path = err.schemaPath.replace(/^#\/?/, '').split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const step = (key: string) => {
+    node = node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+  };
+  for (let i = 0; i < path.length; i += 1) {
+    const keyword = path[i];
+    step(keyword);
+    if (CHILD_BY_NAME.has(keyword) && i + 1 < path.length) {
+      i += 1;
+      step(path[i]);
+      depth += 1;
+    } else if (SAME_BY_NAME.has(keyword) && i + 1 < path.length) {
+      i += 1;
+      step(path[i]);
+    } else if (CHILD.has(keyword)) {
+      depth += 1;
+    }
+    if (has(node)) found = { refusal: node, depth };
+  }
+  if (!found && has(err.parentSchema)) found = { refusal: err.parentSchema, depth: err.instancePath.split('/').length - 1 };
+  return found;
+}
+
+/** One sentence that names the offending field, for `{detail}`; `root` is the schema validated, for `x-refusal`. */
+export function describeError(where: Where, err: ErrorObject, root?: unknown): string {
   const p = err.params as Record<string, unknown>;
+  const found = refusalOf(root, err);
+  if (found) {
+    const { refusal, depth } = found;
+    const at = fieldName(where, { ...err, instancePath: err.instancePath.split('/').slice(0, depth + 1).join('/') });
+    const value = typeof err.data === 'string' ? err.data : JSON.stringify(err.data);
+    return `${at}${refusal['x-field'] ? `.${refusal['x-field']}` : ''}: ${refusal['x-refusal'].replace('{value}', value)}`;
+  }
+  const field = fieldName(where, err);
   switch (err.keyword) {
     case 'additionalProperties':
       return `${field}: unknown field '${String(p.additionalProperty)}'`;

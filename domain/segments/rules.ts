@@ -76,7 +76,7 @@ function scalarOk(type: FieldType, v: unknown): boolean {
   }
 }
 
-const typeWord: Record<FieldType, string> = { number: 'a number', string: 'a string', date: "a date 'YYYY-MM-DD'", boolean: 'true or false' };
+export const typeWord: Record<FieldType, string> = { number: 'a number', string: 'a string', date: "a date 'YYYY-MM-DD'", boolean: 'true or false' };
 
 /** Checks one rule against the catalogue; the message names the field, operator and what the value must be. */
 export function checkRule(rule: Rule, fields: Map<string, FieldDef>, index: number, prefix = 'rules'): FieldDef {

@@ -1,4 +1,4 @@
-import { int4, nullable, obj, out, skipParam } from '../schemas';
+import { int4, notBoth, nullable, obj, oneOfSent, out, skipParam } from '../schemas';
 import type { JsonSchema } from '../validation';
 
 /** JSON Schemas of the causal routes (core-service.md §4.10, document 2 §2.6 and §4.6; docs/CAUSAL.md). */
@@ -21,6 +21,9 @@ export const customerFields = {
   customer_code: text(200, 'instead of customer_id: the customer of this code, created when new'),
   customer_name: text(200, 'name of a customer created from customer_code (default the code)'),
 };
+const customerNotBoth = notBoth('customer_id', 'customer_code', 'give customer_id or customer_code, not both');
+/** A create body whose customer is required: `customer_id` or `customer_code`, exactly one. */
+const oneCustomer: JsonSchema = { allOf: [customerNotBoth, oneOfSent(['customer_id', 'customer_code'], 'required (or customer_code)')] };
 
 // ---------------------------------------------------------------- asset types
 
@@ -57,7 +60,7 @@ const deploymentFields = {
   start_date: date('first day at the customer (YYYY-MM-DD)'),
   end_date: nullable(date('last day (inclusive); null: still deployed')),
 };
-export const deploymentCreate = obj({ ...deploymentFields, ...customerFields, end_date: { ...deploymentFields.end_date, default: null } }, ['asset_id', 'site_id', 'start_date']);
+export const deploymentCreate = obj({ ...deploymentFields, ...customerFields, end_date: { ...deploymentFields.end_date, default: null } }, ['asset_id', 'site_id', 'start_date'], oneCustomer);
 export const deploymentUpdate = obj({ ...deploymentFields, customer_id: customerFields.customer_id }, [], { minProperties: 1 });
 
 // ---------------------------------------------------------------- coverage
@@ -70,7 +73,7 @@ export const coverageCreate = obj({
   customer_name: customerFields.customer_name,
   site_id: id('the site serving the demand; must exist'),
   coverage_pct: num('share of the customer\'s demand served by the site; any scale, normalised per customer so its sites sum to 1', { maximum: 1e6 }),
-}, ['asset_type_id', 'site_id', 'coverage_pct']);
+}, ['asset_type_id', 'site_id', 'coverage_pct'], customerNotBoth);
 
 // ---------------------------------------------------------------- bom
 
@@ -81,8 +84,12 @@ const bomFields = {
   item_id: id('the part (an item); must exist'),
   qty_per_asset: { type: 'number', exclusiveMinimum: 0, maximum: 1e12, description: 'quantity per asset type (level 1) or per parent part, above 0' },
 };
-export const bomCreate = obj({ ...bomFields, asset_type_id: { ...bomFields.asset_type_id, default: null }, parent_item_id: { ...bomFields.parent_item_id, default: null } }, ['item_id', 'qty_per_asset']);
-export const bomUpdate = obj(bomFields, [], { minProperties: 1 });
+const bomNotBoth = notBoth('asset_type_id', 'parent_item_id', 'give asset_type_id or parent_item_id, not both');
+export const bomCreate = obj({ ...bomFields, asset_type_id: { ...bomFields.asset_type_id, default: null }, parent_item_id: { ...bomFields.parent_item_id, default: null } }, ['item_id', 'qty_per_asset'], {
+  allOf: [oneOfSent(['asset_type_id', 'parent_item_id'], 'give asset_type_id (a level-1 part) or parent_item_id (a sub-part)'), bomNotBoth],
+});
+// partial: a field not sent keeps its stored value, so only "both in one body" is the schema's to refuse
+export const bomUpdate = obj(bomFields, [], { minProperties: 1, ...bomNotBoth });
 
 // ---------------------------------------------------------------- fleet plan
 
@@ -94,7 +101,7 @@ const fleetFields = {
   quantity: num('planned number of assets at the customer'),
   notes: nullable({ type: 'string', maxLength: 2000 }),
 };
-export const fleetPlanCreate = obj({ ...fleetFields, ...customerFields, end_date: { ...fleetFields.end_date, default: null }, notes: { ...fleetFields.notes, default: null } }, ['asset_type_id', 'start_date', 'quantity']);
+export const fleetPlanCreate = obj({ ...fleetFields, ...customerFields, end_date: { ...fleetFields.end_date, default: null }, notes: { ...fleetFields.notes, default: null } }, ['asset_type_id', 'start_date', 'quantity'], oneCustomer);
 export const fleetPlanUpdate = obj({ ...fleetFields, customer_id: customerFields.customer_id }, [], { minProperties: 1 });
 
 // ---------------------------------------------------------------- usage
@@ -107,7 +114,7 @@ const usageFields = {
   period_end: date('last day of the period, inclusive'),
   total_usage: num('usage over the whole period: of the whole fleet (fleet_total scenarios) or of one asset (per_asset)'),
 };
-export const usageCreate = obj({ ...usageFields, ...customerFields }, ['asset_type_id', 'usage_type_id', 'period_start', 'period_end', 'total_usage']);
+export const usageCreate = obj({ ...usageFields, ...customerFields }, ['asset_type_id', 'usage_type_id', 'period_start', 'period_end', 'total_usage'], oneCustomer);
 export const usageUpdate = obj({ ...usageFields, customer_id: customerFields.customer_id }, [], { minProperties: 1 });
 
 // ---------------------------------------------------------------- failure rates

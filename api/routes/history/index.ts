@@ -68,6 +68,9 @@ const settingsSchema: JsonSchema = out({
   schedule_timezone: { type: 'string' }, schedule_hour: { type: 'integer' },
 });
 
+/** The zones a schedule takes, listed in the published schema so a client can choose one. */
+const TIME_ZONES = [...new Set(['UTC', ...Intl.supportedValuesOf('timeZone')])];
+
 function validTimezone(tz: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: tz });
@@ -218,7 +221,7 @@ export function registerHistoryRoutes(table: RouteTable): void {
     description: 'Fields left out keep their value. A changed time zone or hour updates the pipeline\'s Temporal Schedule.',
     body: obj({
       pipeline_id: pipelineId, retention_versions: { type: 'integer', minimum: 1, maximum: 10000 }, retention_min_age_days: { type: 'integer', minimum: 0, maximum: 36500 },
-      schedule_timezone: { type: 'string', minLength: 1, maxLength: 64, description: 'IANA time zone, e.g. Europe/Paris' }, schedule_hour: { type: 'integer', minimum: 0, maximum: 23 },
+      schedule_timezone: { type: 'string', enum: TIME_ZONES, 'x-refusal': "unknown time zone '{value}'", description: 'IANA time zone, e.g. Europe/Paris: UTC or one of the canonical names the API\'s time zone data lists (aliases such as US/Eastern are refused: send the canonical America/New_York)' }, schedule_hour: { type: 'integer', minimum: 0, maximum: 23 },
     }, ['pipeline_id']),
     audit: { entityType: 'history_settings', action: 'update' },
     responses: { 200: { description: 'settings', schema: settingsSchema }, ...errors(403, 404, 503) },

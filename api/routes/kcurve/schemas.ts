@@ -1,4 +1,4 @@
-import { nullable, obj, out, skipParam } from '../schemas';
+import { notBoth, nullable, obj, out, skipParam } from '../schemas';
 import { id32, nameSchema } from '../scenarios/schemas';
 import { uniqueIdSchema } from '../segments/access';
 import type { JsonSchema } from '../validation';
@@ -324,7 +324,7 @@ export const createScenarioBody = obj({
   target_inventory_value: { ...nullable(targetValue), default: null },
   constrained: { type: 'boolean', default: false, description: 'snap order frequencies to the allowed sets' },
   allowed_orders_per_year: { ...nullable(allowedSet), default: null },
-}, ['name', 'pipeline_id']);
+}, ['name', 'pipeline_id'], notBoth('target_orders_per_year', 'target_inventory_value', 'set at most one of target_orders_per_year and target_inventory_value (each fixes k)'));
 
 export const scenarioFilters = {
   pipeline_id: { schema: { ...pipelineId, description: 'only the scenarios of this pipeline' } },
@@ -332,6 +332,8 @@ export const scenarioFilters = {
 };
 
 // ------------------------------------------------------------------------------------------------ solve
+
+const FIXES_K = 'give at most one of k, target_orders_per_year and target_inventory_value (each fixes k)';
 
 export const solveBody = obj({
   pipeline_id: { ...pipelineId, description: 'the active pipeline: whose results feed the solve and receive the rows; default the default results pipeline' },
@@ -345,6 +347,17 @@ export const solveBody = obj({
   target_inventory_value: targetValue,
   segment_id: { ...id32, description: 'only the series of this segment (k, totals and rows then cover those only)' },
   include_items: { type: 'boolean', default: true, description: 'return the per-SKU-site results' },
+}, [], {
+  allOf: [
+    // each pair once, so the field refused is the later of the two, as the handler named it before the schema said so
+    notBoth('k', 'target_orders_per_year', FIXES_K),
+    notBoth('k', 'target_inventory_value', FIXES_K),
+    notBoth('target_orders_per_year', 'target_inventory_value', FIXES_K),
+    {
+      if: { required: ['persist'], properties: { persist: { const: true } } },
+      then: { required: ['scenario_id'], 'x-refusal': 'persisting needs scenario_id (the scenario whose results receive the rows)', 'x-field': 'persist' },
+    },
+  ],
 });
 
 export const solveResponse: JsonSchema = out({

@@ -1,4 +1,4 @@
-import { int4, nullable, obj, out } from '../schemas';
+import { int4, nullable, obj, out, sent } from '../schemas';
 import type { JsonSchema } from '../validation';
 
 export const MAX_HORIZON_WEEKS = 520;
@@ -68,7 +68,14 @@ function eventFields(withDefaults: boolean): Record<string, JsonSchema> {
 export const createEventBody = obj({
   ...eventFields(true),
   bom: { ...bomLines('the BOM, as PUT /api/maintenance/events/{event_id}/bom takes it'), default: [] },
-}, ['name']);
+}, ['name'], {
+  // domain/maintenance/engine.ts recurrenceProblem, said where a client reads it; a partial update is checked merged
+  // with the stored event, so only the create body can state them
+  allOf: [
+    { if: sent('interval_weeks'), then: { ...sent('start_date'), 'x-refusal': 'a recurring event (interval_weeks set) needs a start_date', 'x-field': 'start_date' } },
+    { if: { not: sent('interval_weeks') }, then: { required: ['dates'], properties: { dates: { minItems: 1 } }, 'x-refusal': 'an event without interval_weeks needs at least one date', 'x-field': 'dates' } },
+  ],
+});
 export const updateEventBody = obj(eventFields(false), [], { minProperties: 1 });
 
 export const createScenarioBody = obj({

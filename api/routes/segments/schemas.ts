@@ -1,4 +1,5 @@
-import { OPERATORS, OPERATORS_BY_TYPE } from '../../../domain/segments/rules';
+import { fixedFields } from '../../../domain/segments/fields';
+import { OPERATORS, OPERATORS_BY_TYPE, typeWord, type FieldDef, type FieldType, type Operator } from '../../../domain/segments/rules';
 import { nullable, obj, out, skipParam } from '../schemas';
 import type { JsonSchema } from '../validation';
 import { id32, nameSchema } from '../scenarios/schemas';
@@ -8,10 +9,47 @@ const scalar: JsonSchema = { type: ['string', 'number', 'boolean'] };
 
 const operatorDoc = Object.entries(OPERATORS_BY_TYPE).map(([t, ops]) => `${t}: ${ops.join(', ')}`).join('; ');
 
+const SCALAR: Record<FieldType, JsonSchema> = { number: { type: 'number' }, string: { type: 'string' }, date: { type: 'string', format: 'date' }, boolean: { type: 'boolean' } };
+const when = (operators: readonly string[]): JsonSchema => ({ required: ['operator'], properties: { operator: { enum: [...operators] } } });
+
+/**
+ * What a rule on one fixed field takes (domain/segments/rules.ts checkRule, in the same words): its type's operators
+ * and values of its type. Operators of no type are left to the operator enum, so that answer stays the enum's.
+ */
+function fixedFieldRule(f: FieldDef): JsonSchema {
+  const v = SCALAR[f.type];
+  const lists = ['in', 'not in'].filter((o) => f.operators.includes(o as Operator));
+  const scalars = f.operators.filter((o) => !['in', 'not in', 'between', 'is null'].includes(o));
+  return {
+    if: { required: ['field'], properties: { field: { const: f.field } } },
+    then: {
+      allOf: [
+        {
+          properties: { operator: { anyOf: [{ not: { enum: [...OPERATORS] } }, { enum: f.operators }] } },
+          'x-refusal': `operator '{value}' does not apply to field '${f.field}' of type ${f.type} (allowed: ${f.operators.join(', ')})`,
+        },
+        ...lists.map((o) => ({
+          if: when([o]),
+          then: { required: ['value'], properties: { value: { type: 'array', minItems: 1, items: v } }, 'x-refusal': `value of '${o}' must be a non-empty list of ${f.type} values for field '${f.field}'` },
+        })),
+        ...(f.operators.includes('between') ? [{
+          if: when(['between']),
+          then: { required: ['value'], properties: { value: { type: 'array', minItems: 2, maxItems: 2, items: v } }, 'x-refusal': `value of 'between' must be [low, high], each ${typeWord[f.type]}, for field '${f.field}'` },
+        }] : []),
+        { if: when(['is null']), then: { properties: { value: { type: ['boolean', 'null'] } }, 'x-refusal': "value of 'is null' must be true, false or absent" } },
+        { if: when(scalars), then: { required: ['value'], properties: { value: v }, 'x-refusal': `value must be ${typeWord[f.type]} for field '${f.field}' (type ${f.type})` } },
+      ],
+    },
+  };
+}
+
+/** Fields of this tenant's data: item and site attributes and ABC configurations, checked against the catalogue by the handler. */
+const DISCOVERED_FIELD = '^(?:(?:item|site)_attributes\\..+|abc:.+)$';
+
 export const ruleSchema: JsonSchema = {
   ...obj(
     {
-      field: { type: 'string', minLength: 1, maxLength: 300, description: 'a field of GET /api/segments/fields' },
+      field: { type: 'string', minLength: 1, maxLength: 300, description: 'a field of GET /api/segments/fields: a fixed one, `item_attributes.<key>`, `site_attributes.<key>` or `abc:<configuration name>`' },
       operator: { type: 'string', enum: [...OPERATORS] },
       value: {
         anyOf: [scalar, { type: 'null' }, { type: 'array', items: scalar, maxItems: 10000 }],
@@ -20,7 +58,14 @@ export const ruleSchema: JsonSchema = {
     },
     ['field', 'operator'],
   ),
-  description: `One condition. Operators by field type: ${operatorDoc}. Strings compare case-insensitively; \`contains\` is a substring test; dates are 'YYYY-MM-DD'. Every operator but \`is null\` is false on a missing value.`,
+  allOf: [
+    {
+      properties: { field: { anyOf: [{ enum: fixedFields().map((f) => f.field) }, { type: 'string', pattern: DISCOVERED_FIELD }] } },
+      'x-refusal': "unknown field '{value}' (GET /api/segments/fields lists the fields)",
+    },
+    ...fixedFields().map(fixedFieldRule),
+  ],
+  description: `One condition. Operators by field type: ${operatorDoc}. Strings compare case-insensitively; \`contains\` is a substring test; dates are 'YYYY-MM-DD'. Every operator but \`is null\` is false on a missing value. The fixed fields' operators and value types are in this schema; those of attributes and ABC fields depend on the tenant's data and are checked against GET /api/segments/fields.`,
 };
 
 export const rulesSchema: JsonSchema = {

@@ -12,7 +12,7 @@ import { ORDER_TYPES } from '../../../domain/supply/types';
 import type { AppContext } from '../../context';
 import { badRequest, conflict, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
-import { errors, idParam, int4, nullable, obj, out, skipParam } from '../schemas';
+import { anyCase, errors, idParam, int4, nullable, obj, out, skipParam } from '../schemas';
 import { compile, describeError, type JsonSchema } from '../validation';
 
 /*
@@ -31,6 +31,8 @@ export const MAX_IMPORT_ROWS = 10_000;
 const ORDER_TYPE_LIST = ORDER_TYPES.join(', ');
 const ERP_STATUS_LIST = ERP_STATUSES.join(', ');
 const SUPPLY_STATUS_LIST = FIRM_POOL_STATUSES.join(', ');
+const ORDER_TYPE_REFUSAL = `'{value}' is not an order type (one of ${ORDER_TYPE_LIST}, any case)`;
+const ERP_STATUS_REFUSAL = `'{value}' is not an erp_status (one of ${ERP_STATUS_LIST}, any case)`;
 
 // ---------------------------------------------------------------------------------------------------- schemas
 
@@ -48,7 +50,7 @@ function orderFields(withDefaults: boolean): Record<string, JsonSchema> {
     item_id: int4(1, { description: 'item; must exist' }),
     site_id: int4(1, { description: 'receiving site; must exist' }),
     source_site_id: nullable(int4(1, { description: 'shipping site (transfers); must exist' })),
-    order_type: { type: 'string', minLength: 1, maxLength: 20, description: `${ORDER_TYPE_LIST}; compared and stored upper-case` },
+    order_type: anyCase(ORDER_TYPES, ORDER_TYPE_REFUSAL, { maxLength: 20, description: `${ORDER_TYPE_LIST} in any case; stored upper-case` }),
     qty: { type: 'number', exclusiveMinimum: 0, description: 'ordered quantity, > 0' },
     release_dt: timestamp('release date'),
     arrival_dt: timestamp('arrival (due) date, not before release_dt'),
@@ -56,7 +58,7 @@ function orderFields(withDefaults: boolean): Record<string, JsonSchema> {
     unit_cost: cost('unit cost'),
     order_cost: cost('fixed cost of the order'),
     total_cost: cost('total cost'),
-    erp_status: { type: 'string', minLength: 1, maxLength: 20, ...dflt('firm'), description: `${ERP_STATUS_LIST} (any case, stored lower-case); default firm. Only ${SUPPLY_STATUS_LIST} count as supply; every status, received included, sets the latest firm week of its type, so under firm_orders_block_horizon a received order released after the planning date still blocks its type until its release week (docs/SUPPLY.md "Received firm orders")` },
+    erp_status: anyCase(ERP_STATUSES, ERP_STATUS_REFUSAL, { maxLength: 20, ...dflt('firm'), description: `${ERP_STATUS_LIST} (any case, stored lower-case); default firm. Only ${SUPPLY_STATUS_LIST} count as supply; every status, received included, sets the latest firm week of its type, so under firm_orders_block_horizon a received order released after the planning date still blocks its type until its release week (docs/SUPPLY.md "Received firm orders")` }),
     received_qty: { type: 'number', minimum: 0, ...dflt(0), description: 'quantity already received; default 0' },
     expiry_date: nullable({ type: 'string', format: 'date', description: 'YYYY-MM-DD' }),
     attributes: { type: 'object', ...dflt({}), description: 'free attributes; default {}' },
@@ -150,8 +152,8 @@ const listQuery = obj({
   item_id: int4(1),
   site_id: int4(1, { description: 'receiving site' }),
   source_site_id: int4(1),
-  order_type: { type: 'string', minLength: 1, maxLength: 20, description: `${ORDER_TYPE_LIST}, any case` },
-  erp_status: { type: 'string', minLength: 1, maxLength: 20, description: `${ERP_STATUS_LIST}, any case` },
+  order_type: anyCase(ORDER_TYPES, ORDER_TYPE_REFUSAL, { maxLength: 20, description: `${ORDER_TYPE_LIST}, any case` }),
+  erp_status: anyCase(ERP_STATUSES, ERP_STATUS_REFUSAL, { maxLength: 20, description: `${ERP_STATUS_LIST}, any case` }),
   counts_as_supply: { type: 'boolean', description: `true: only orders whose erp_status is ${SUPPLY_STATUS_LIST}; false: only the others` },
   source_system: { type: 'string', minLength: 1, maxLength: 100 },
   external_id: { type: 'string', minLength: 1, maxLength: 200 },
