@@ -46,6 +46,7 @@ import { registerExceptionRoutes } from './routes/exceptions';
 import { registerSeriesExceptionRoutes } from './routes/exceptions/series';
 import { registerAssistantRoutes } from './routes/assistant';
 import { registerMaintenanceRoutes } from './routes/maintenance';
+import { registerServiceBacktestRoutes } from './routes/serviceBacktest';
 import { webAppMiddleware } from './webApp';
 
 /** Every area registers its routes here; the order only matters for the OpenAPI listing. */
@@ -66,6 +67,7 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerCausalRoutes,
   registerAssistantRoutes,
   registerMaintenanceRoutes,
+  registerServiceBacktestRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];

@@ -22,6 +22,7 @@ export const STEPS: readonly StepInfo[] = [
   { id: 'supply', label: 'Supply planning', description: 'Nets demand against stock and firm orders and plans supply along sourcing routes for 52 weeks: orders, pegging, projected inventory, exceptions; followed by allocation as its child.', available: true },
   { id: 'eoq', label: 'EOQ and lot sizing', description: 'Economic order quantities, order frequencies and Wagner-Whitin lot sizing.', available: true },
   { id: 'allocation', label: 'Allocation', description: 'Allocates planned supply to demand; runs as a child of supply or on its own.', available: true },
+  { id: 'service-backtest', label: 'Service backtest', description: 'Sizes every SKU-site\'s stock policy as of an origin weeks before the end of its history (outlier correction, distribution and meio as the pipeline runs them), replays it and two textbook peers week by week on the demand that came, and records achieved against target fill rate and the stock it took. Not in run-all unless asked.', available: true },
 ];
 
 /** The ten steps of spec §1 in pipeline order, with eoq before supply (its lot sizes feed the plan): what run-all runs. */

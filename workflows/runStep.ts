@@ -196,6 +196,7 @@ async function stepBody(input: RunStepInput): Promise<StepResult> {
       case 'distribution':
       case 'meio':
       case 'eoq':
+      case 'service-backtest':
         return runSeriesStep(input);
       case 'supply':
         return runSupply(input);

@@ -4,6 +4,7 @@ import { eoqStep } from '../eoq/step';
 import { backtestForecastStep, backtestStep, bestMethodStep, forecastStep } from '../forecast/step';
 import { meioStep } from '../meio/step';
 import { outlierStep } from '../outlier/step';
+import { serviceBacktestStep } from '../serviceBacktest/step';
 import { supplyStep } from '../supply/step';
 import type { SeriesStepHandler } from './types';
 
@@ -22,4 +23,5 @@ export const STEP_HANDLERS: Record<string, SeriesStepHandler> = {
   meio: meioStep,
   eoq: eoqStep,
   supply: supplyStep,
+  'service-backtest': serviceBacktestStep,
 };

@@ -92,15 +92,16 @@ export function registerPipelineControlRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'post', path: '/api/pipeline/run-all', tag, permission: 'run_process', pipelineScoped: true, needsCache: false,
     summary: 'Run every pipeline step in order',
-    description: `Runs ${PIPELINE_ORDER.join(', ')} as child jobs of one run; supply is followed by a child allocation logged under the supply job. The run stops at the first failing step. \`scenario_id\` is the forecast scenario; \`supply_scenario_id\` (not in the spec) picks the supply scenario of the supply step (omitted: the default one).`,
+    description: `Runs ${PIPELINE_ORDER.join(', ')} as child jobs of one run; supply is followed by a child allocation logged under the supply job. The run stops at the first failing step. \`scenario_id\` is the forecast scenario; \`supply_scenario_id\` (not in the spec) picks the supply scenario of the supply step (omitted: the default one); \`service_backtest: true\` (not in the spec) adds the service-backtest step at the end.`,
     body: s.runAllBody, audit: { entityType: 'job', action: 'run_all' },
     responses: { 200: { description: 'run started', schema: s.startedSchema }, ...errors(400, 403, 404, 503) },
     handler: (ctx, { body, user }) => {
       const jobId = body.run_id ?? newJobId('run-all');
+      const steps: string[] = body.service_backtest ? [...PIPELINE_ORDER, 'service-backtest'] : [...PIPELINE_ORDER];
       return launch(ctx, user, {
         job_id: jobId, kind: 'run_all', pipeline_id: body.pipeline_id, scenario_id: body.scenario_id ?? null, segment_id: body.segment_id ?? null,
-        created_by: user.email, params: { steps: PIPELINE_ORDER, supply_scenario_id: body.supply_scenario_id ?? null },
-      }, 'runSequence', [{ ...jobInput(user, jobId, body), steps: [...PIPELINE_ORDER], kind: 'run_all', supplyScenarioId: body.supply_scenario_id ?? null }], body.supply_scenario_id ?? null);
+        created_by: user.email, params: { steps, supply_scenario_id: body.supply_scenario_id ?? null },
+      }, 'runSequence', [{ ...jobInput(user, jobId, body), steps, kind: 'run_all', supplyScenarioId: body.supply_scenario_id ?? null }], body.supply_scenario_id ?? null);
     },
   });
 

@@ -58,7 +58,11 @@ export const runStepBody = obj({
   n_workers: nullable({ type: 'integer', minimum: 1, maximum: 64 }),
 });
 
-export const runAllBody = obj({ pipeline_id: positive, scenario_id: nullable(positive), supply_scenario_id: nullable(positive), segment_id: nullable(positive), run_id: nullable(runId), n_workers: nullable({ type: 'integer', minimum: 1, maximum: 64 }) });
+export const runAllBody = obj({
+  pipeline_id: positive, scenario_id: nullable(positive), supply_scenario_id: nullable(positive), segment_id: nullable(positive), run_id: nullable(runId),
+  n_workers: nullable({ type: 'integer', minimum: 1, maximum: 64 }),
+  service_backtest: { type: 'boolean', default: false, description: 'not in the spec: also run the service-backtest step after supply, with the pipeline\'s backtest settings (docs/SERVICE_BACKTEST.md)' },
+});
 
 export const runForecastBody = obj(
   {

@@ -1,3 +1,4 @@
+import { serviceIssues } from '../../../domain/serviceBacktest/exceptions';
 import { interpolateAt, summarize, type SummaryRow } from '../../../domain/serviceBacktest/summarize';
 
 const row = (over: Partial<SummaryRow>): SummaryRow => ({
@@ -63,5 +64,25 @@ describe('summaries', () => {
     expect(interpolateAt(pts, 0.9)).toBe(10);
     expect(interpolateAt(pts, 0.925)).toBeCloseTo(15, 12);
     expect(interpolateAt(pts, 0.97)).toBeNull();
+  });
+});
+
+describe('exception-log issues', () => {
+  it('one issue per origin where ours missed its target by more than the tolerance; peers never count', () => {
+    const found = serviceIssues([
+      row({ site_id: 1, fill_rate: 0.93 }), // 2 points short: within 0.05
+      row({ site_id: 2, fill_rate: 0.8, stockout_weeks: 5 }), // 15 points: high
+      row({ site_id: 2, origin_weeks: 52, fill_rate: 0.88 }), // 7 points: medium
+      row({ site_id: 3, variant: 'normal', fill_rate: 0.5 }),
+      row({ site_id: 4, fill_rate: null }),
+    ], 0.05);
+    expect(found).toEqual([{
+      item_id: 1, site_id: 2, issues: [
+        expect.objectContaining({ type: 'service', code: 'backtest_fill_rate', severity: 'high', origin_weeks: 26, achieved_fill_rate: 0.8, target_service: 0.95, stockout_weeks: 5,
+          description: 'replayed over the 26 weeks after its origin, the stock target served 80.0 % of demand from stock against a target of 95.0 % (5 weeks short)' }),
+        expect.objectContaining({ severity: 'medium', origin_weeks: 52, achieved_fill_rate: 0.88 }),
+      ],
+    }]);
+    expect(serviceIssues([row({ fill_rate: 0.93 })], 0.01)).toHaveLength(1);
   });
 });
