@@ -58,7 +58,7 @@ describe('create and list', () => {
   test('every documented step is accepted', async () => {
     const w = await workflow({ name: uniqueName('Everything'), steps: [...WORKFLOW_STEPS], step_workers: Object.fromEntries(WORKFLOW_STEPS.map((s, i) => [s, i + 1])) });
     expect(w.steps).toEqual([...WORKFLOW_STEPS]);
-    expect(WORKFLOW_STEPS).toEqual(['etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio', 'supply', 'eoq', 'allocation']);
+    expect(WORKFLOW_STEPS).toEqual(['etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio', 'supply', 'eoq', 'allocation', 'service-backtest']);
   });
 
   test('bad bodies are 400s naming the field (and the index), and create nothing', async () => {

@@ -27,10 +27,10 @@ afterAll(async () => {
 const run = (step: string, body: Record<string, unknown> = {}, token = planner) =>
   t.call('post', `/api/pipeline/run/${step}`, { token, body: { pipeline_id: p1, ...body } });
 
-test('steps: the ten pipeline steps plus eoq and allocation', async () => {
+test('steps: the ten pipeline steps plus eoq, allocation and the service backtest', async () => {
   const res = await t.call('get', '/api/pipeline/steps', { token: planner });
   expect(res.body.map((s: { id: string }) => s.id)).toEqual([
-    'etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio', 'supply', 'eoq', 'allocation',
+    'etl', 'outlier', 'characterization', 'forecast', 'backtest', 'backtest-forecast', 'best-method', 'distribution', 'meio', 'supply', 'eoq', 'allocation', 'service-backtest',
   ]);
   expect(res.body.find((s: { id: string }) => s.id === 'etl').available).toBe(true);
 });
