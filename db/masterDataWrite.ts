@@ -219,6 +219,9 @@ export async function createSource(tx: Tx, table: TableName): Promise<void> {
   await tx.query(sql.unsafe`DROP TABLE IF EXISTS pg_temp.import_src`);
   const cols = sql.join([f`row_no int8 PRIMARY KEY`, ...spec.src.map((c) => f`${id(c.name)} ${TYPE[c.type]}`)], comma);
   await tx.query(sql.unsafe`CREATE TEMP TABLE import_src (${cols}) ON COMMIT DROP`);
+  // the duplicate-key window and the apply sort millions of rows at 100,000 series: at the default 4 MB they spill
+  // to disk in many merge passes; one import runs per tenant at a time, so this transaction may take more
+  await tx.query(sql.unsafe`SET LOCAL work_mem = '256MB'`);
 }
 
 /** Appends validated rows to import_src. */
@@ -257,16 +260,18 @@ async function referencesHeld(tx: Tx, spec: TargetSpec): Promise<boolean> {
     SELECT has_parameter_privilege('session_replication_role', 'SET')
       AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(${spec.target}) AND NOT tgisinternal)`);
   if (!allowed) return false;
-  for (const ref of spec.references) {
-    const srcCol = spec.key.find((k) => k.target === ref.target)?.src ?? spec.cols.find((c) => c.target === ref.target)?.src;
-    if (!srcCol) throw new Error(`import spec ${spec.target}: no import_src column for ${ref.target}`);
-    const ids = f`SELECT DISTINCT ${id(srcCol)} FROM import_src WHERE ${id(srcCol)} IS NOT NULL`;
-    const r = (await tx.one(sql.unsafe`
-      SELECT (SELECT count(*) FROM (SELECT 1 FROM ${id(ref.table)} WHERE id IN (${ids}) FOR KEY SHARE) held)::int AS held,
-             (SELECT count(*) FROM (${ids}) wanted)::int AS wanted`)) as { held: number; wanted: number };
-    if (r.held !== r.wanted) return false;
-  }
-  return true;
+  // one pass over import_src for the distinct combinations of all keys, then each referenced table's rows locked
+  const cols = spec.references.map((ref) => {
+    const src = spec.key.find((k) => k.target === ref.target)?.src ?? spec.cols.find((c) => c.target === ref.target)?.src;
+    if (!src) throw new Error(`import spec ${spec.target}: no import_src column for ${ref.target}`);
+    return src;
+  });
+  const counts = spec.references.map((ref, i) => f`
+    (SELECT count(*) FROM (SELECT 1 FROM ${id(ref.table)} WHERE id IN (SELECT DISTINCT ${id(cols[i])} FROM used WHERE ${id(cols[i])} IS NOT NULL) FOR KEY SHARE) held)
+      = (SELECT count(DISTINCT ${id(cols[i])}) FROM used)`);
+  return (await tx.oneFirst(sql.unsafe`
+    WITH used AS MATERIALIZED (SELECT DISTINCT ${sql.join(cols.map(id), comma)} FROM import_src)
+    SELECT ${sql.join(counts, f` AND `)}`)) as boolean;
 }
 
 /** Removes rows whose key repeats an earlier row's; returns each removed row with the row it repeats. */
