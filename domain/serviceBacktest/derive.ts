@@ -11,6 +11,7 @@
  */
 import { characterize, type DemandClass } from '../characterization/characterize';
 import { weeklyDemandOf, type StoredFit } from '../inventory/fittedDemand';
+import type { DemandDistribution } from '../inventory/leadTimeDemand';
 import { planItemNetwork, type MeioRoute, type MeioSite, type MeioSkuResult, type SiteTarget } from '../inventory/meio';
 import { bootstrapLeadTimeDemand, normalPeerLevel, sampleQuantile, weeklyMoments } from './peers';
 import { leadTimeInWeeks, simulatePolicy, type ShortageMode, type SimPolicy, type SimulationResult } from './simulate';
@@ -141,16 +142,14 @@ interface Sized {
   cut: number;
   corrected: Float64Array;
   demandClass: DemandClass | null;
+  demand: DemandDistribution | null;
 }
 
-function plan(item: BacktestItemInput, sized: Map<number, Sized>, models: PipelineModels, targetLevel: number | null): MeioSkuResult[] {
+function plan(item: BacktestItemInput, sized: Map<number, Sized>, targetLevel: number | null): MeioSkuResult[] {
   const sites: MeioSite[] = item.sites.map((s) => {
     const z = sized.get(s.siteId);
-    const fit = z ? models.fit(z.corrected, item.itemId, s.siteId, s.masterLeadTime ?? undefined) : null;
-    // the meio step hands weeklyDemandOf the raw weekly history (what an empirical fit stands for): here the pre-origin part
-    const raw = z && s.history ? Array.from(s.history).slice(0, z.cut) : [];
     return {
-      siteId: s.siteId, demand: fit ? weeklyDemandOf(fit, raw) : null, hasSeries: Boolean(z), unitCost: s.unitCost, masterLeadTime: s.masterLeadTime,
+      siteId: s.siteId, demand: z?.demand ?? null, hasSeries: Boolean(z), unitCost: s.unitCost, masterLeadTime: s.masterLeadTime,
       moq: s.moq, orderMultiple: s.orderMultiple, eoqOverride: s.eoqOverride ?? null,
       target: targetLevel === null ? s.target : { ...s.target, target_service: targetLevel },
     };
@@ -177,11 +176,14 @@ export function backtestItem(item: BacktestItemInput, models: PipelineModels, op
         continue;
       }
       const corrected = models.correct(before, item.itemId, s.siteId);
-      sized.set(s.siteId, { site: s, cut, corrected, demandClass: characterize(corrected, { period: 1 }).demand_class });
+      const fit = models.fit(corrected, item.itemId, s.siteId, s.masterLeadTime ?? undefined);
+      // the meio step hands weeklyDemandOf the raw weekly history (what an empirical fit stands for): here the pre-origin part
+      const demand = fit ? weeklyDemandOf(fit, Array.from(before)) : null;
+      sized.set(s.siteId, { site: s, cut, corrected, demandClass: characterize(corrected, { period: 1 }).demand_class, demand });
     }
     if (!sized.size) continue;
-    const ours = plan(item, sized, models, null);
-    const sweeps = (o.sweepTargets ?? []).map((level) => ({ level, skus: plan(item, sized, models, level) }));
+    const ours = plan(item, sized, null);
+    const sweeps = (o.sweepTargets ?? []).map((level) => ({ level, skus: plan(item, sized, level) }));
     for (const r of ours) {
       const z = sized.get(r.siteId);
       if (!z) continue;
