@@ -86,3 +86,11 @@ export const oneOfSent = (fields: string[], message: string): JsonSchema => ({
   'x-refusal': message,
   'x-field': fields[0],
 });
+
+/**
+ * A week key: a calendar date that is a Monday. JSON Schema has no weekday keyword and a pattern cannot tell
+ * weekdays, so the schema says `format: date`, the description says Monday and the handler answers another weekday
+ * with a 400 naming that week's Monday (docs/API.md "Monday dates"); the example is a Monday, so a client or fuzzer
+ * that starts from the examples sends one the handler takes.
+ */
+export const mondayDate = (description: string, example = '2026-06-01'): JsonSchema => ({ type: 'string', format: 'date', description, examples: [example] });

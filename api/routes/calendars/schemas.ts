@@ -1,4 +1,4 @@
-import { nullable, obj, out } from '../schemas';
+import { mondayDate, nullable, obj, out } from '../schemas';
 import { id32, nameSchema } from '../scenarios/schemas';
 import type { JsonSchema } from '../validation';
 
@@ -15,7 +15,7 @@ const siteIds: JsonSchema = {
 
 export const entrySchema: JsonSchema = obj(
   {
-    ds: { type: 'string', format: 'date', description: 'the Monday of the week (weeks are keyed by their Monday)' },
+    ds: mondayDate('the Monday of the week (weeks are keyed by their Monday); another weekday is a 400 naming that Monday', '2026-01-05'),
     factor: { type: 'number', minimum: 0, maximum: MAX_FACTOR, description: 'capacity factor of the week: 1 normal, 0 closed, 0.6 a short week, above 1 extra capacity' },
     description: { ...nullable({ type: 'string', maxLength: 500 }), default: null, description: 'e.g. the holiday' },
   },

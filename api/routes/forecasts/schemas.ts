@@ -1,4 +1,4 @@
-import { nullable, obj, out } from '../schemas';
+import { mondayDate, nullable, obj, out } from '../schemas';
 import { id32 } from '../scenarios/schemas';
 import { uniqueIdSchema } from '../segments/access';
 import type { JsonSchema } from '../validation';
@@ -24,7 +24,7 @@ export const segmentIdQuery: JsonSchema = { ...id32, description: 'only series a
 
 export const uidParams = obj({ unique_id: uniqueIdSchema }, ['unique_id']);
 export const originParams = obj(
-  { unique_id: uniqueIdSchema, origin_date: { type: 'string', format: 'date', description: 'an origin as listed by /origins: `YYYY-MM-DD`, a Monday' } },
+  { unique_id: uniqueIdSchema, origin_date: mondayDate('an origin as listed by /origins: `YYYY-MM-DD`, a Monday; another weekday is a 400', '2026-02-02') },
   ['unique_id', 'origin_date'],
 );
 

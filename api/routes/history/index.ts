@@ -11,7 +11,7 @@ import { newJobId, requireTemporal, startJob } from '../../jobs/service';
 import { isTemporalError } from '../../jobs/temporalErrors';
 import { defineRoute, type RouteTable } from '../define';
 import { firstOf, readsTaking, takingPathParam, withLinks, withRequestQuery } from '../links';
-import { errors, nullable, obj, out } from '../schemas';
+import { errors, mondayDate, nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
 import { checkArchiveDate, checkDate, pipelineOr404 } from './common';
 import { registerHistoryReplayRoutes } from './replay';
@@ -19,7 +19,7 @@ import { registerHistoryViewRoutes } from './views';
 
 const pipelineId: JsonSchema = { type: 'integer', minimum: 1, maximum: 2147483647, description: 'the scenario pipeline' };
 // format date (api/routes/validation.ts): the calendar dates PostgreSQL stores, so generated dates are ones the handlers take
-const monday: JsonSchema = { type: 'string', format: 'date', description: 'archive date: the Monday of the version\'s planning week (YYYY-MM-DD); another weekday is a 400 naming that week\'s Monday' };
+const monday: JsonSchema = mondayDate('archive date: the Monday of the version\'s planning week (YYYY-MM-DD); another weekday is a 400 naming that week\'s Monday');
 const date: JsonSchema = { type: 'string', format: 'date' };
 const FREEZE_WAIT_MS = Number(process.env.FREEZE_WAIT_MS ?? 120_000);
 

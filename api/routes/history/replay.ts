@@ -7,7 +7,7 @@ import { defaultSupplyScenarioId } from '../../../db/supplyScenarios';
 import { badRequest, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { forecastsView } from '../forecasts';
-import { errors, obj, out } from '../schemas';
+import { errors, mondayDate, obj, out } from '../schemas';
 import { uniqueIdSchema, visibleSeries } from '../segments/access';
 import { supplyDashboard } from '../supply/results';
 import { checkArchiveDate, pipelineOr404 } from './common';
@@ -24,7 +24,7 @@ export function registerHistoryReplayRoutes(table: RouteTable, versionView: (v: 
       + 'GET /api/supply/orders?include_firm=false (`scenario_id`: the supply scenario, default the default one; `skip`, `limit`); `meio` = GET /api/meio/scenarios/{scenario_id}/results '
       + '(`meio_scenario_id`, default the version\'s newest meio scenario); `summary` = the version with its KPIs, the best method per series counted by method and the supply dashboard. '
       + 'Item and site codes and names are today\'s: master data is not versioned.',
-    params: obj({ archive_date: { type: 'string', format: 'date', description: 'a Monday (YYYY-MM-DD); another weekday is a 400' } }, ['archive_date']),
+    params: obj({ archive_date: mondayDate('a Monday (YYYY-MM-DD); another weekday is a 400') }, ['archive_date']),
     query: obj({
       pipeline_id: { type: 'integer', minimum: 1, maximum: 2147483647 }, view: { type: 'string', enum: [...VIEWS], default: 'summary' },
       unique_id: uniqueIdSchema, scenario_id: { type: 'integer', minimum: 1, maximum: 2147483647 }, meio_scenario_id: { type: 'integer', minimum: 1, maximum: 2147483647 },

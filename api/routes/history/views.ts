@@ -9,14 +9,14 @@ import { canViewSegment, getSegment } from '../../../db/segments';
 import type { AuthUser } from '../../context';
 import { badRequest, conflict, forbidden, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
-import { errors, int4, nullable, obj, out } from '../schemas';
+import { errors, int4, mondayDate, nullable, obj, out } from '../schemas';
 import { checkArchiveDate, checkDate, pipelineOr404 } from './common';
 import type { JsonSchema } from '../validation';
 
 const pipelineId: JsonSchema = int4(1, { description: 'the scenario pipeline (required; 0 is refused)' });
 const id32: JsonSchema = int4(1);
 const isoDate: JsonSchema = { type: 'string', format: 'date' };
-const archiveDate: JsonSchema = { ...isoDate, description: 'archive date of a version of the pipeline: a Monday (YYYY-MM-DD); another weekday is a 400' };
+const archiveDate: JsonSchema = mondayDate('archive date of a version of the pipeline: a Monday (YYYY-MM-DD); another weekday is a 400');
 const page = {
   skip: int4(0, { default: 0, description: 'rows to skip' }),
   limit: { type: 'integer', minimum: 1, maximum: 1000, default: 100, description: 'rows per page' },

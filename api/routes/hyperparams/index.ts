@@ -19,7 +19,8 @@ const overridesResponse = out({
 const putBody = obj(
   {
     method: {
-      type: 'string', minLength: 1, maxLength: 100,
+      type: 'string', enum: [...FORECAST_METHOD_NAMES, ...PARAMETER_TYPES],
+      'x-refusal': `'{value}' is neither a forecasting method nor a parameter type (methods: ${FORECAST_METHOD_NAMES.join(', ')}; types: ${PARAMETER_TYPES.join(', ')})`,
       description: `the target: a forecasting method (${FORECAST_METHOD_NAMES.join(', ')}), whose hyperparameters \`overrides\` sets, or a parameter type (${PARAMETER_TYPES.join(', ')}), whose keys it sets`,
     },
     overrides: { type: 'object', minProperties: 1, maxProperties: 200, description: "keys of the target and their values, checked against the catalogue; replaces the target's previous overrides" },

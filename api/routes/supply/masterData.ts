@@ -15,7 +15,7 @@ import { badRequest, conflict, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { defineResource } from '../resource';
 import { id32, idParams } from '../scenarios/schemas';
-import { errors, nullable, obj, out, skipParam } from '../schemas';
+import { errors, mondayDate, nullable, obj, out, skipParam } from '../schemas';
 import type { JsonSchema } from '../validation';
 
 /*
@@ -161,8 +161,8 @@ const capacityQuery = obj({
 const capacityBody = obj(
   {
     period_start: {
-      ...nullable({ type: 'string', format: 'date' }), default: null,
-      description: 'the Monday of the week the quantity holds for; null (default): every week without its own row',
+      ...nullable(mondayDate('the Monday of the week')), default: null,
+      description: 'the Monday of the week the quantity holds for (another weekday is a 400 naming that Monday); null (default): every week without its own row',
     },
     qty: qty('units the site can ship or make in a week (0: nothing)'),
   },
