@@ -49,5 +49,6 @@ export const SESSION_SETTINGS: Array<[string, string]> = [
 
 /** slonik builds the SQL (identifiers and values bound, never spliced); a plain pg client runs it, as COPY needs. */
 export async function run<T extends pg.QueryResultRow = pg.QueryResultRow>(client: pg.Client, q: { sql: string; values: readonly unknown[] }): Promise<T[]> {
-  return (await client.query<T>(q.sql, [...q.values])).rows;
+  // slonik numbers its placeholders $slonik_N and rewrites them to $N itself before running (as done here)
+  return (await client.query<T>(q.sql.replaceAll('$slonik_', '$'), [...q.values])).rows;
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { once } from 'node:events';
-import readline from 'node:readline';
+import { pipeline } from 'node:stream';
 import zlib from 'node:zlib';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -42,16 +42,28 @@ function checkHeader(h: BackupHeader): number {
   return h.migrations[h.migrations.length - 1].version;
 }
 
-/** Lines of the gunzipped file; the first is the header, then each table's COPY rows up to its `\.`. */
-function openLines(file: string): AsyncIterator<string> {
-  const input = fs.createReadStream(file).pipe(zlib.createGunzip());
-  return readline.createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]();
+/**
+ * Lines of the gunzipped file; the first is the header, then each table's COPY rows up to its `\.`. Split here
+ * rather than by readline, which does not pass on its input's errors: a cut or corrupt file must fail the restore.
+ */
+async function* readLines(file: string): AsyncGenerator<string> {
+  // pipeline passes a read error on to the gunzip stream, whose iteration then throws
+  const input = pipeline(fs.createReadStream(file), zlib.createGunzip(), () => undefined);
+  input.setEncoding('utf8');
+  let rest = '';
+  for await (const chunk of input as AsyncIterable<string>) {
+    const parts = (rest + chunk).split('\n');
+    rest = parts.pop()!;
+    yield* parts;
+  }
+  if (rest) yield rest;
 }
 
 /** Streams one table's rows into COPY FROM STDIN, batched, and returns the row count. */
 async function copyTable(client: pg.Client, schema: string, table: BackupHeader['tables'][number], lines: AsyncIterator<string>): Promise<number> {
   const stream = client.query(copyFrom(sql.unsafe`COPY ${sql.identifier([schema, table.name])} (${sql.join(table.columns.map((c) => sql.identifier([c])), sql.fragment`, `)}) FROM STDIN`.sql));
   const finished = once(stream, 'finish');
+  finished.catch(() => undefined);
   let rows = 0;
   let batch: string[] = [];
   let size = 0;
@@ -62,14 +74,24 @@ async function copyTable(client: pg.Client, schema: string, table: BackupHeader[
     size = 0;
     if (!ok) await once(stream, 'drain');
   };
-  for (;;) {
-    const next = await lines.next();
-    if (next.done) throw new RestoreRefused(`the backup ends inside table ${table.name}: the file is cut short`);
-    if (next.value === END_OF_TABLE) break;
-    batch.push(next.value);
-    size += next.value.length;
-    rows++;
-    if (size > 1 << 20) await flush();
+  try {
+    for (;;) {
+      const next = await lines.next();
+      if (next.done) throw new RestoreRefused(`the backup ends inside table ${table.name}: the file is cut short`);
+      if (next.value === END_OF_TABLE) break;
+      batch.push(next.value);
+      size += next.value.length;
+      rows++;
+      if (size > 1 << 20) await flush();
+    }
+  } catch (err) {
+    // a COPY left open would hold the connection, and the ROLLBACK queued behind it, for ever: CopyFail ends it
+    stream.on('error', () => undefined);
+    await new Promise((resolve) => {
+      stream.once('close', resolve);
+      stream.destroy(err as Error);
+    });
+    throw err;
   }
   await flush();
   stream.end();
@@ -84,6 +106,19 @@ async function loadInto(databaseUrl: string, schema: string, header: BackupHeade
     await client.query('BEGIN');
     for (const [name, value] of SESSION_SETTINGS) await run(client, sql.unsafe`SELECT set_config(${name}, ${value}, true)`);
     await run(client, sql.unsafe`SELECT set_config('search_path', ${`${schema}, public`}, true)`);
+    // Tables that triggers keep (supply_order_counts from supply_orders, the data version) are in the backup as they
+    // were: firing the triggers again while emptying and loading would count every order twice. Foreign keys stay checked.
+    const triggers = await run<{ rel: string; name: string }>(client, sql.unsafe`
+      SELECT c.relname AS rel, g.tgname AS name FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = ${schema} AND NOT g.tgisinternal AND g.tgenabled <> 'D' AND g.tgparentid = 0`);
+    const toggle = async (on: boolean) => {
+      for (const g of triggers) {
+        const table = sql.identifier([schema, g.rel]);
+        const trigger = sql.identifier([g.name]);
+        await run(client, on ? sql.unsafe`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}` : sql.unsafe`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
+      }
+    };
+    await toggle(false);
     // the fresh schema's own rows (default parameters, seeded lists) give way to the backup's
     const present = await run<{ name: string }>(client, sql.unsafe`
       SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p')`);
@@ -96,6 +131,7 @@ async function loadInto(databaseUrl: string, schema: string, header: BackupHeade
     }
     let rows = 0;
     for (const t of header.tables) rows += await copyTable(client, schema, t, lines);
+    await toggle(true);
     for (const s of header.sequences) {
       const seq = sql.fragment`format('%I.%I', ${schema}::text, ${s.name}::text)::regclass`;
       await run(client, s.last_value === null
@@ -157,7 +193,7 @@ async function dropStaging(db: Db, staging: string): Promise<void> {
  */
 export async function restoreTenant(db: Db, databaseUrl: string, file: string, opts: RestoreOptions = {}): Promise<RestoreResult> {
   if (!fs.existsSync(file)) throw new RestoreRefused(`no such file: ${file}`);
-  const lines = openLines(file);
+  const lines = readLines(file);
   let header: BackupHeader;
   try {
     const first = await lines.next();
