@@ -18,7 +18,7 @@ export interface ServiceBacktestSettings {
 }
 
 export const DEFAULT_SERVICE_BACKTEST_SETTINGS: Readonly<ServiceBacktestSettings> = {
-  origin_weeks: [26], shortage_mode: 'backorder', tolerance: 0.05, warmup_weeks: 13, peers: true, sweep_targets: [0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995],
+  origin_weeks: [26], shortage_mode: 'backorder', tolerance: 0.05, warmup_weeks: 52, peers: true, sweep_targets: [0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995],
 };
 
 const SETTINGS_COLUMNS = sql.fragment`origin_weeks, shortage_mode, tolerance, warmup_weeks, peers, sweep_targets`;

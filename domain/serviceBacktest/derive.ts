@@ -51,7 +51,7 @@ export interface BacktestOptions {
   /** weeks before the end of the history at which the policy is sized (default [26]) */
   originWeeks?: readonly number[];
   mode?: ShortageMode;
-  /** weeks before the origin over which the new policy runs unmeasured to reach its own stock state (default 13) */
+  /** weeks before the origin over which the new policy runs unmeasured to reach its own stock state (default 52: a year mixes the phase of the order cycle, so the held-out weeks do not all start at the same point of it) */
   warmupWeeks?: number;
   /** fewest open weeks before the origin for a site to be sized (default 13) */
   minHistoryWeeks?: number;
@@ -94,7 +94,7 @@ export interface BacktestSkip {
   reason: string;
 }
 
-const DEFAULTS = { originWeeks: [26], mode: 'backorder' as ShortageMode, warmupWeeks: 13, minHistoryWeeks: 13, peers: true, bootstrapSamples: 1000, seed: 7 };
+const DEFAULTS = { originWeeks: [26], mode: 'backorder' as ShortageMode, warmupWeeks: 52, minHistoryWeeks: 13, peers: true, bootstrapSamples: 1000, seed: 7 };
 
 function openWeeks(y: ArrayLike<number>): number {
   let n = 0;

@@ -50,10 +50,10 @@ afterAll(() => t.close());
 describe('settings', () => {
   it('are the defaults until set; a PUT changes only the fields it sends', async () => {
     expect(okBody(await t.call('get', '/api/service-backtest/settings', { token: reader, query: { pipeline_id: pipelineId } }))).toEqual({
-      pipeline_id: pipelineId, origin_weeks: [26], shortage_mode: 'backorder', tolerance: 0.05, warmup_weeks: 13, peers: true, sweep_targets: [0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995],
+      pipeline_id: pipelineId, origin_weeks: [26], shortage_mode: 'backorder', tolerance: 0.05, warmup_weeks: 52, peers: true, sweep_targets: [0.8, 0.85, 0.9, 0.93, 0.95, 0.97, 0.98, 0.99, 0.995],
     });
     const put = okBody(await t.call('put', '/api/service-backtest/settings', { token: planner, body: { pipeline_id: pipelineId, origin_weeks: [13, 39], tolerance: 0.02 } }));
-    expect(put).toMatchObject({ origin_weeks: [13, 39], tolerance: 0.02, shortage_mode: 'backorder', warmup_weeks: 13 });
+    expect(put).toMatchObject({ origin_weeks: [13, 39], tolerance: 0.02, shortage_mode: 'backorder', warmup_weeks: 52 });
     expect(okBody(await t.call('get', '/api/service-backtest/settings', { token: planner, query: { pipeline_id: pipelineId } }))).toEqual(put);
   });
 

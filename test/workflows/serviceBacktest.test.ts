@@ -136,7 +136,7 @@ test('alone from its route with two origins and lost sales; the settings it was 
   expect(rows.every((r: any) => r.end_backorders === 0)).toBe(true);
   expect(rows[3].weeks).toBe(52);
   const settings = okBody(await t.call('get', '/api/service-backtest/settings', { token: planner, query: { pipeline_id: pipelineId } }));
-  expect(settings).toMatchObject({ origin_weeks: [26, 52], shortage_mode: 'lost_sales', tolerance: 0.5, sweep_targets: [], peers: true, warmup_weeks: 13 });
+  expect(settings).toMatchObject({ origin_weeks: [26, 52], shortage_mode: 'lost_sales', tolerance: 0.5, sweep_targets: [], peers: true, warmup_weeks: 52 });
   // a tolerance of 50 points clears C's issue from the exception log
   const log = okBody(await t.call('get', '/api/exception-log', { token: planner, query: { pipeline_id: pipelineId } }));
   expect(log.items.filter((r: any) => r.exception_types.includes('service'))).toEqual([]);

@@ -14,7 +14,7 @@ const settingsProperties: Record<string, JsonSchema> = {
   origin_weeks: { type: 'array', items: int4(1, { maximum: 520 }), minItems: 1, maxItems: 8, uniqueItems: true, description: 'origins, in weeks before the end of the history: each sizes the policies on the weeks before it and replays them on the weeks after (default [26])' },
   shortage_mode: { type: 'string', enum: [...SHORTAGE_MODES], description: 'demand not served from stock is owed (backorder, default) or lost (lost_sales)' },
   tolerance: fraction('a SKU-site whose achieved fill rate is more than this below its target gets an exception-log issue of type service (default 0.05)'),
-  warmup_weeks: { ...int4(0, { maximum: 104 }), description: 'weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 13)' },
+  warmup_weeks: { ...int4(0, { maximum: 104 }), description: 'weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 52)' },
   peers: { type: 'boolean', description: 'replay the normal-approximation and bootstrap peers too (default true)' },
   sweep_targets: { type: 'array', items: target, maxItems: 20, uniqueItems: true, description: 'other target levels our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none)' },
 };

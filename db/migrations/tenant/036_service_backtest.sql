@@ -6,7 +6,7 @@ CREATE TABLE IF NOT EXISTS service_backtest_settings (
   origin_weeks   integer[] NOT NULL DEFAULT '{26}' CHECK (cardinality(origin_weeks) BETWEEN 1 AND 8),
   shortage_mode  text NOT NULL DEFAULT 'backorder' CHECK (shortage_mode IN ('backorder', 'lost_sales')),
   tolerance      float8 NOT NULL DEFAULT 0.05 CHECK (tolerance >= 0 AND tolerance <= 1),
-  warmup_weeks   integer NOT NULL DEFAULT 13 CHECK (warmup_weeks >= 0),
+  warmup_weeks   integer NOT NULL DEFAULT 52 CHECK (warmup_weeks >= 0),
   peers          boolean NOT NULL DEFAULT true,
   sweep_targets  float8[] NOT NULL DEFAULT '{0.8,0.85,0.9,0.93,0.95,0.97,0.98,0.99,0.995}',
   updated_by     text,
