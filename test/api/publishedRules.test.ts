@@ -52,6 +52,7 @@ const refused: Case[] = [
   ['post', '/api/maintenance/events', { name: 'C-check', interval_weeks: null, dates: [] }, 'body.dates: an event without interval_weeks needs at least one date'],
   ['put', '/api/history/settings', { pipeline_id: 1, schedule_timezone: 'US/Eastern' }, "body.schedule_timezone: unknown time zone 'US/Eastern'"],
   ['post', '/api/config/update', { path: 'pipeline.n_wrkers', value: 3 }, "body.path: 'pipeline.n_wrkers' is not a setting"],
+  ['post', '/api/process-workflows', { name: 'W', steps: ['etl'], step_workers: { etl: 2, fast: 3 } }, "body.step_workers: 'fast' is not a step (one of etl, "],
   ['post', '/api/segments', { name: 'S', rules: [{ field: 'colour', operator: '=', value: 'red' }] }, "body.rules[0]: unknown field 'colour' (GET /api/segments/fields lists the fields)"],
   ['post', '/api/segments', { name: 'S', rules: [{ field: 'demand_class', operator: 'in', value: [] }] }, "body.rules[0]: value of 'in' must be a non-empty list of string values for field 'demand_class'"],
   ['post', '/api/segments', { name: 'S', rules: [{ field: 'is_intermittent', operator: '=', value: 'yes' }] }, "body.rules[0]: value must be true or false for field 'is_intermittent' (type boolean)"],

@@ -16,6 +16,7 @@ const segmentIds: JsonSchema = { type: 'array', items: id32, uniqueItems: true, 
 const pipelineId: JsonSchema = { ...nullable(id32), description: 'scenario pipeline the workflow runs on; must exist' };
 const stepWorkers: JsonSchema = {
   type: 'object', additionalProperties: { type: 'integer', minimum: 1, maximum: 64 }, maxProperties: WORKFLOW_STEPS.length,
+  propertyNames: { enum: [...WORKFLOW_STEPS], 'x-refusal': `'{value}' is not a step (one of ${WORKFLOW_STEPS.join(', ')})` },
   description: 'parallel workers per step (1 to 64), keyed by step; every key must be one of `steps`. Replaced as a whole on update',
 };
 
