@@ -61,7 +61,7 @@ describe('settings', () => {
     const before = okBody(await t.call('get', '/api/service-backtest/settings', { token: planner, query: { pipeline_id: pipelineId } }));
     for (const [body, field] of [
       [{ origin_weeks: [0] }, 'origin_weeks'], [{ origin_weeks: [] }, 'origin_weeks'], [{ tolerance: 2 }, 'tolerance'], [{ shortage_mode: 'sometimes' }, 'shortage_mode'],
-      [{ sweep_targets: [1] }, 'sweep_targets'], [{ warmup_weeks: -1 }, 'warmup_weeks'], [{ colour: 'red' }, 'colour'],
+      [{ sweep_targets: [1] }, 'sweep_targets'], [{ sweep_targets: [0.2] }, 'sweep_targets'], [{ warmup_weeks: -1 }, 'warmup_weeks'], [{ colour: 'red' }, 'colour'],
     ] as const) {
       const res = await t.call('put', '/api/service-backtest/settings', { token: planner, body: { pipeline_id: pipelineId, ...body } });
       expect(res.status).toBe(400);

@@ -8,7 +8,8 @@ import type { JsonSchema } from '../validation';
 export const pipelineQuery: JsonSchema = { ...int4(1), description: 'the pipeline (required)' };
 export const scenarioQuery: JsonSchema = { ...int4(1), description: 'the MEIO scenario of the results; default the default scenario that has results' };
 const fraction = (description: string): JsonSchema => ({ type: 'number', minimum: 0, maximum: 1, description });
-const target = { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 } as JsonSchema;
+// the meio planner's own range of sensible targets: beyond 0.999 a level search walks far into the tail for nothing a planner sets
+const target = { type: 'number', minimum: 0.5, maximum: 0.999 } as JsonSchema;
 
 const settingsProperties: Record<string, JsonSchema> = {
   origin_weeks: { type: 'array', items: int4(1, { maximum: 520 }), minItems: 1, maxItems: 8, uniqueItems: true, description: 'origins, in weeks before the end of the history: each sizes the policies on the weeks before it and replays them on the weeks after (default [26])' },
@@ -16,7 +17,7 @@ const settingsProperties: Record<string, JsonSchema> = {
   tolerance: fraction('a SKU-site whose achieved fill rate is more than this below its target gets an exception-log issue of type service (default 0.05)'),
   warmup_weeks: { ...int4(0, { maximum: 104 }), description: 'weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 52)' },
   peers: { type: 'boolean', description: 'replay the normal-approximation and bootstrap peers too (default true)' },
-  sweep_targets: { type: 'array', items: target, maxItems: 20, uniqueItems: true, description: 'other target levels our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none)' },
+  sweep_targets: { type: 'array', items: target, maxItems: 20, uniqueItems: true, description: 'other target levels (0.5 to 0.999) our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none)' },
 };
 
 export const settingsBody = obj({ pipeline_id: pipelineQuery, ...settingsProperties }, ['pipeline_id']);
