@@ -46,6 +46,7 @@ import { registerExceptionRoutes } from './routes/exceptions';
 import { registerSeriesExceptionRoutes } from './routes/exceptions/series';
 import { registerAssistantRoutes } from './routes/assistant';
 import { registerMaintenanceRoutes } from './routes/maintenance';
+import { registerAdminRoutes } from './routes/admin';
 import { registerServiceBacktestRoutes } from './routes/serviceBacktest';
 import { webAppMiddleware } from './webApp';
 
@@ -68,6 +69,7 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
   registerAssistantRoutes,
   registerMaintenanceRoutes,
   registerServiceBacktestRoutes,
+  registerAdminRoutes,
 ];
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];
