@@ -45,6 +45,8 @@ export const serviceBacktestStep: SeriesStepHandler = {
       networkSites(run.tx, pipelineId, itemIds), routesOfItems(run.tx, itemIds), overridesOf(run.tx, pipelineId, scenarioId, itemIds), abcClassesOf(run.tx, itemIds),
     ]);
     const history = new Map(series.map((s) => [s.unique_id, s.y]));
+    const sitesOf = new Map<number, typeof sites>();
+    for (const s of sites) sitesOf.set(s.item_id, [...(sitesOf.get(s.item_id) ?? []), s]);
     const models = pipelineModels(params);
     const rows: BacktestRow[] = [];
     let skipped = 0;
@@ -52,7 +54,7 @@ export const serviceBacktestStep: SeriesStepHandler = {
       if (i > 0 && i % CHECKPOINT_EVERY === 0) checkpoint({ index: run.index, phase: 'service-backtest', done: i });
       const item: BacktestItemInput = {
         itemId,
-        sites: sites.filter((s) => s.item_id === itemId).map((s) => {
+        sites: (sitesOf.get(itemId) ?? []).map((s) => {
           const uid = `${s.item_id}_${s.site_id}`;
           const o = overrides.get(uid);
           const t = resolveServiceTarget(meio, s.segment_ids, o ? { sl_override: o.sl_override, fr_override: o.fr_override } : undefined);
