@@ -39,10 +39,18 @@ const REACHED_FLOOR = 222;
  * it 6 scenarios for thousands of links; its own budget lets the chains reach the operations on created ids.
  */
 /**
- * Concurrent requests. The run waits on answers more than it computes (schemathesis used about 0.6 of a core and the
- * API 0.2 with two), and each operation's cases come from the seed alone, so more workers send the same cases sooner.
+ * Concurrent requests per schemathesis process. The run waits on answers more than it computes, and each operation's
+ * cases come from the seed alone, so more workers send the same cases sooner.
  */
 const WORKERS = Number(process.env.FUZZ_WORKERS ?? 4);
+/**
+ * schemathesis processes for the per-operation phases (examples, coverage, fuzzing), each on its own share of the
+ * paths. One process is one core at most (its threads share Python's lock), and generating the cases costs it more
+ * than answering them costs the API (7 against 4 ms of CPU per call): with one process the fuzz was the test
+ * command's critical path while the other suites left it a fraction of a core. The stateful phase, whose chains go
+ * from operation to operation, runs in one more process over every path. All of them at once, against one API.
+ */
+const PROCESSES = Math.max(1, Number(process.env.FUZZ_PROCESSES ?? 2));
 const STATEFUL_EXAMPLES = Number(process.env.FUZZ_STATEFUL_EXAMPLES ?? 60);
 
 /** Operations that would end or replace the fuzzer's own session. */
@@ -165,7 +173,7 @@ test(`no operation of /openapi.json answers 5xx (schemathesis ${SCHEMATHESIS_VER
   const streams = t.table.routes.filter((r) => r.eventStream).map((r) => r.path);
   const excluded = [...EXCLUDED_PATHS, ...streams];
   fs.writeFileSync(path.join(work, 'schemathesis.toml'), `[phases.stateful.generation]\nmax-examples = ${STATEFUL_EXAMPLES}\n`);
-  const args = [
+  const common = [
     '--config-file', path.join(work, 'schemathesis.toml'),
     'run', `http://127.0.0.1:${port}/openapi.json`,
     '--header', `Authorization: Bearer ${token}`,
@@ -178,25 +186,54 @@ test(`no operation of /openapi.json answers 5xx (schemathesis ${SCHEMATHESIS_VER
     '--no-color',
     // no example database: it would land in the clone and make runs depend on earlier ones
     '--generation-database', 'none',
-    '--phases', PHASES,
-    ...(INCLUDE ? ['--include-path-regex', INCLUDE] : []),
-    ...excluded.flatMap((p) => ['--exclude-path', p]),
   ];
-  // run in the scratch directory: schemathesis writes its reports and caches relative to it
-  const calls = path.join(work, 'calls.tsv');
-  const res = await runProcess(st, args, { cwd: work, env: { ...process.env, SCHEMATHESIS_HOOKS: 'fuzz_hooks', PYTHONPATH: work, NO_COLOR: '1', FUZZ_CALLS: calls } });
-  if (process.env.FUZZ_OUTPUT) fs.writeFileSync(process.env.FUZZ_OUTPUT, res.output);
   const operations = t.table.routes.filter((r) => !excluded.includes(r.path) && (!INCLUDE || new RegExp(INCLUDE).test(r.path))).map((r) => `${r.method.toUpperCase()} ${r.path}`);
-  const report = fuzzReport(fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8') : '', { seed: SEED, maxExamples: MAX_EXAMPLES, operations });
+  // Whole paths are dealt out, in path order, so each process gets a like mix, and the coverage phase's calls with
+  // the methods a path does not have (405) are sent once, by the process that has the path.
+  const paths = [...new Set(t.table.routes.map((r) => r.path))].filter((p) => !excluded.includes(p) && (!INCLUDE || new RegExp(INCLUDE).test(p))).sort();
+  const phases = PHASES.split(',').map((p) => p.trim()).filter(Boolean);
+  const perOperation = phases.filter((p) => p !== 'stateful');
+  const runs: Array<{ name: string; args: string[] }> = [];
+  if (perOperation.length > 0) {
+    for (let i = 0; i < PROCESSES; i++) {
+      const share = paths.filter((_, j) => j % PROCESSES === i);
+      if (share.length > 0) runs.push({ name: `${perOperation.join(',')} ${i + 1}/${PROCESSES}`, args: [...common, '--phases', perOperation.join(','), ...share.flatMap((p) => ['--include-path', p])] });
+    }
+  }
+  if (phases.includes('stateful')) {
+    runs.push({
+      name: 'stateful',
+      args: [...common, '--phases', 'stateful', ...(INCLUDE ? ['--include-path-regex', INCLUDE] : []), ...excluded.flatMap((p) => ['--exclude-path', p])],
+    });
+  }
+  // each process in its own scratch directory: schemathesis writes its reports and caches relative to it
+  const results = await Promise.all(
+    runs.map(async (run, i) => {
+      const cwd = path.join(work, `p${i}`);
+      fs.mkdirSync(cwd);
+      const calls = path.join(work, `calls-${i}.tsv`);
+      const res = await runProcess(st, run.args, { cwd, env: { ...process.env, SCHEMATHESIS_HOOKS: 'fuzz_hooks', PYTHONPATH: work, NO_COLOR: '1', FUZZ_CALLS: calls } });
+      return { ...run, ...res, calls: fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8') : '' };
+    }),
+  );
+  if (process.env.FUZZ_OUTPUT) fs.writeFileSync(process.env.FUZZ_OUTPUT, results.map((r) => `### ${r.name}\n${r.output}`).join('\n'));
+  const report = fuzzReport(results.map((r) => r.calls).join(''), { seed: SEED, maxExamples: MAX_EXAMPLES, operations });
   const reportPath = process.env.FUZZ_REPORT ?? path.join(os.tmpdir(), `planning-fuzz-report-${SEED}.json`);
   fs.writeFileSync(reportPath, `${JSON.stringify(report, null, 2)}\n`);
-  const summary = res.output.split('\n').filter((l) => /selected|generated|Seed/i.test(l)).join('\n');
-  process.stdout.write(`schemathesis: ${(res.ms / 1000).toFixed(0)} s, exit ${res.code}\n${summary}\n${fuzzSummary(report, reportPath)}\n`);
-  if (res.code !== 0) {
-    const start = res.output.search(/=+ FAILURES =+|=+ ERRORS =+/);
-    throw new Error(`schemathesis found problems (seed ${SEED}, excluded ${excluded.join(', ')}):\n${(start >= 0 ? res.output.slice(start) : res.output).slice(0, 60_000)}`);
+  for (const r of results) {
+    const summary = r.output.split('\n').filter((l) => /selected|generated|Seed/i.test(l)).join('\n');
+    process.stdout.write(`schemathesis (${r.name}): ${(r.ms / 1000).toFixed(0)} s, exit ${r.code}\n${summary}\n`);
   }
-  expect(res.output).toMatch(/operations/i);
+  process.stdout.write(`${fuzzSummary(report, reportPath)}\n`);
+  const failed = results.filter((r) => r.code !== 0);
+  if (failed.length > 0) {
+    const problems = failed.map((r) => {
+      const start = r.output.search(/=+ FAILURES =+|=+ ERRORS =+/);
+      return `${r.name}:\n${(start >= 0 ? r.output.slice(start) : r.output).slice(0, 60_000 / failed.length)}`;
+    });
+    throw new Error(`schemathesis found problems (seed ${SEED}, excluded ${excluded.join(', ')}):\n${problems.join('\n')}`);
+  }
+  for (const r of results) expect(r.output).toMatch(/operations/i);
   if (!INCLUDE && !process.env.FUZZ_PHASES && SEED === '20260518' && MAX_EXAMPLES === 6) expect(report.reached2xx).toBeGreaterThanOrEqual(REACHED_FLOOR);
-  // over 300 operations × MAX_EXAMPLES on two workers: 7–11 minutes on this machine, more when it is shared
+  // over 300 operations × MAX_EXAMPLES: 5–11 minutes on this machine, more when it is shared
 }, 1_500_000);
