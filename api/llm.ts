@@ -3,7 +3,7 @@
  * `llm.model`, `llm.api_key`). Every feature that reads words through a model (segment rules, method explanations,
  * alert questions) shares these client settings and falls back to its deterministic path on LlmUnavailable.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { listTenantParameters } from '../db/parameters';
 import type { Tx } from '../db/pool';
 
@@ -32,9 +32,19 @@ export async function llmSettings(tx: Tx): Promise<LlmSettings | null> {
   return { baseUrl, model: String(get('model') ?? 'gpt-4o-mini'), apiKey: String(get('api_key') ?? '') };
 }
 
+/**
+ * A client of the tenant's endpoint. The package loads on the first call, not with the API: most processes (the
+ * worker, the CLIs, every test file that starts the app) never ask a model, and loading it cost each of them 0.1 s.
+ */
+export async function modelClient(settings: LlmSettings, opts: { timeoutMs: number; maxRetries: number }): Promise<OpenAI> {
+  // a require, not import(): the dynamic import would type the ESM build, which TypeScript holds apart from the CommonJS one
+  const { default: Client }: { default: typeof OpenAI } = require('openai');
+  return new Client({ baseURL: settings.baseUrl, apiKey: settings.apiKey || 'not-needed', timeout: opts.timeoutMs, maxRetries: opts.maxRetries });
+}
+
 /** One chat completion against the tenant's OpenAI-compatible endpoint. Throws LlmUnavailable on failure. */
 export async function chatCompletion(settings: LlmSettings, messages: ChatMessage[], opts: { json?: boolean } = {}): Promise<string> {
-  const client = new OpenAI({ baseURL: settings.baseUrl, apiKey: settings.apiKey || 'not-needed', timeout: LLM_TIMEOUT_MS, maxRetries: 1 });
+  const client = await modelClient(settings, { timeoutMs: LLM_TIMEOUT_MS, maxRetries: 1 });
   let content: string | null | undefined;
   try {
     const completion = await client.chat.completions.create({
