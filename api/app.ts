@@ -47,6 +47,8 @@ import { registerSeriesExceptionRoutes } from './routes/exceptions/series';
 import { registerAssistantRoutes } from './routes/assistant';
 import { registerMaintenanceRoutes } from './routes/maintenance';
 import { registerAdminRoutes } from './routes/admin';
+import { ApiMetrics } from './metrics';
+import { readinessMiddleware } from './readiness';
 import { registerServiceBacktestRoutes } from './routes/serviceBacktest';
 import { webAppMiddleware } from './webApp';
 
@@ -75,14 +77,21 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];
 
 /** Builds the Koa app from its dependencies; nothing here touches the network or database until a request comes. */
-export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) => void> = []): { app: Koa; table: RouteTable } {
+export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) => void> = []): { app: Koa; table: RouteTable; metrics: ApiMetrics } {
   const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
   (app.context as any).deps = deps;
   const table: RouteTable = { router: new Router(), routes: [] };
   for (const register of [...AREAS, ...extraAreas]) register(table);
   let streams: RegExp[] | undefined;
+  const metrics = new ApiMetrics(deps.db, deps.cache, { defaultMetrics: true });
 
+  app.use(metrics.middleware((path, method) => {
+    const layer = table.router.match(path, method).pathAndMethod[0];
+    return typeof layer?.path === 'string' ? layer.path : undefined;
+  }));
   app.use(errorMiddleware());
+  app.use(metrics.endpoint(process.env.METRICS_TOKEN || undefined));
+  app.use(readinessMiddleware(deps));
   app.use(helmet({ contentSecurityPolicy: false }));
   app.use(
     cors({
@@ -111,5 +120,5 @@ export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) =
   app.use(auditMiddleware(deps.db));
   app.use(table.router.routes());
   app.use(table.router.allowedMethods());
-  return { app, table };
+  return { app, table, metrics };
 }

@@ -30,6 +30,9 @@ interface Entry {
 export class PlanReads {
   private entries = new Map<string, Entry>();
   private bytes = 0;
+  /** answers served from memory and loaded, since the process started (the API's /metrics) */
+  hits = 0;
+  misses = 0;
 
   constructor(private readonly budgetBytes: number = DEFAULT_PLAN_READ_CACHE_MB * 1024 * 1024) {}
 
@@ -44,11 +47,13 @@ export class PlanReads {
     const k = `${accountId}\u0000${key}`;
     const hit = this.entries.get(k);
     if (hit && hit.version >= version) {
+      this.hits++;
       this.entries.delete(k);
       this.entries.set(k, hit);
       return hit.answer as Promise<KeptAnswer<T>>;
     }
     if (hit) this.forget(k, hit);
+    this.misses++;
     const answer = encoded();
     const entry: Entry = { version, answer, bytes: 0 };
     this.entries.set(k, entry);

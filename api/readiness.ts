@@ -1,0 +1,55 @@
+import type Koa from 'koa';
+import { listAccounts } from '../db/accounts';
+import type { AppDeps } from './context';
+
+const CHECK_TIMEOUT_MS = 2000;
+
+function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+const problem = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 200);
+
+/**
+ * GET /ready, the orchestrator's readiness probe beside `GET /` (liveness: the process answers): 200 once the
+ * database and Temporal answer and no tenant's data cache is still loading or failed to load, else 503 naming what
+ * is not ready. Public and outside /api like `/`: it says nothing about any tenant but counts.
+ */
+export function readinessMiddleware(deps: AppDeps): Koa.Middleware {
+  return async (ctx, next) => {
+    if (ctx.path !== '/ready' || ctx.method !== 'GET') return next();
+    const checks: Record<string, unknown> = {};
+    let ready = true;
+    try {
+      const accounts = await within(CHECK_TIMEOUT_MS, 'the database', listAccounts(deps.db));
+      checks.database = 'ok';
+      const states = accounts.map((a) => deps.cache.status(a.id));
+      const loading = states.filter((s) => s === 'loading').length;
+      const failed = states.filter((s) => s === 'failed').length;
+      checks.cache = { tenants: accounts.length, loaded: states.filter((s) => s === 'ready').length, loading, failed };
+      if (loading || failed) ready = false;
+    } catch (err) {
+      checks.database = problem(err);
+      ready = false;
+    }
+    if (!deps.temporal) {
+      checks.temporal = 'not configured';
+    } else {
+      try {
+        const { client } = deps.temporal;
+        await within(CHECK_TIMEOUT_MS, 'Temporal', client.workflowService.getSystemInfo({}));
+        checks.temporal = 'ok';
+      } catch (err) {
+        checks.temporal = problem(err);
+        ready = false;
+      }
+    }
+    ctx.status = ready ? 200 : 503;
+    if (!ready) ctx.set('Retry-After', '5');
+    ctx.body = { status: ready ? 'ready' : 'not ready', checks };
+  };
+}
