@@ -28,12 +28,14 @@ const INCLUDE = process.env.FUZZ_INCLUDE;
 const PHASES = process.env.FUZZ_PHASES ?? 'examples,coverage,fuzzing,stateful';
 /**
  * Operations that answered 2xx at least once with the seed and budget above (the report's `reached2xx`): a change
- * that leaves more operations behind validation or lookup fails the test. Measured on 2026-11-28 without the
- * coverage phase (FUZZ_PHASES=examples,fuzzing,stateful: 231 of 341; the whole run did not fit in the test's timeout
- * on the shared machine that day), less a margin for the order two workers leave rows in. Raise it to what the
- * report of a whole run shows (the same run of the code before the links and seeds: 219).
+ * that leaves more operations behind validation or lookup fails the test. A whole run on 2026-11-28 15:03 UTC, after
+ * the published schemas took the handlers' rules (docs/API.md): 271 of 348 in 1,103 s on the shared machine, five of
+ * them operations of /api/service-backtest, in the tree but not yet committed that day. The floor is that less those
+ * five and a margin for the order four workers leave rows in (a version deleted before the compare that reads it).
+ * The stateful phase reached no operation in that run: schemathesis' own link inference adds ~10,400 links to the
+ * 238 declared and its state machine then ran no chain (docs/API.md "How far the fuzz gets").
  */
-const REACHED_FLOOR = 222;
+const REACHED_FLOOR = 262;
 /**
  * Scenarios of the stateful phase (chains of up to 6 calls along the links). The run's max examples (6) would give
  * it 6 scenarios for thousands of links; its own budget lets the chains reach the operations on created ids.
