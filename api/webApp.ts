@@ -54,6 +54,7 @@ export function webAppMiddleware(distDir = process.env.WEB_DIST_DIR || WEB_DIST_
     }
     ctx.type = 'text/html';
     ctx.set('Cache-Control', 'no-cache');
-    ctx.body = fs.createReadStream(indexFile);
+    // read whole (half a kilobyte): a stream cut short by a browser that navigates away logs a "Premature close"
+    ctx.body = fs.readFileSync(indexFile);
   };
 }

@@ -1,5 +1,5 @@
 import { assistantChartSpec, compareKpiSpec, exchangeCurveRows, fillRateHeatmapSpec } from '../../web/src/lib/charts';
-import { bySeverity, daysFrom, formatDelta, formatDuration, formatQty, formatShare, worstSeverity } from '../../web/src/lib/format';
+import { bySeverity, daysFrom, formatDelta, formatDuration, formatQty, formatScore, formatShare, worstSeverity } from '../../web/src/lib/format';
 import { temporalRunUrl } from '../../web/src/lib/links';
 import { may, mayDo, segmentLimited, visibleSegments, type Caller } from '../../web/src/lib/permissions';
 import { alertsQuery, exceptionLogQuery, filtersFromSearch, pageCount, pageRange, searchFromFilters, withFilter } from '../../web/src/lib/queueQuery';
@@ -42,6 +42,7 @@ describe('permissions as the API has them', () => {
 describe('formatting', () => {
   test('quantities, shares, deltas and durations', () => {
     expect([formatQty(1234.56), formatQty(12.345), formatQty(null), formatQty(Number.NaN)]).toEqual(['1,235', '12.3', '–', '–']);
+    expect([formatScore(0.012345), formatScore(1.75), formatScore(12345.6), formatScore(null)]).toEqual(['0.0123', '1.75', '12,346', '–']);
     expect([formatShare(0.9512), formatShare(1), formatShare(undefined)]).toEqual(['95.1 %', '100.0 %', '–']);
     expect([formatDelta(12.5), formatDelta(-300), formatDelta(0)]).toEqual(['+12.5', '−300', '±0']);
     expect([formatDuration('2026-01-05T10:00:00Z', '2026-01-05T10:00:42Z'), formatDuration('2026-01-05T10:00:00Z', '2026-01-05T10:03:05Z'), formatDuration(null, 'x')]).toEqual(['42 s', '3 min 5 s', '–']);

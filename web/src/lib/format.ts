@@ -8,6 +8,12 @@ export function formatQty(v: number | null | undefined): string {
   return Math.abs(v) >= 100 ? whole.format(v) : grouped.format(v);
 }
 
+/** A score or error measure (MASE, MAE): three significant digits, so 0.0123 does not read as 0. */
+export function formatScore(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  return Math.abs(v) >= 1000 ? whole.format(v) : String(Number(v.toPrecision(3)));
+}
+
 export function formatMoney(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '–';
   return whole.format(v);

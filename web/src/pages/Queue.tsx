@@ -5,7 +5,7 @@ import { Empty, Failed, Loading } from '../components/Status';
 import { bySeverity, daysFrom, formatQty, worstSeverity } from '../lib/format';
 import { visibleSegments } from '../lib/permissions';
 import { alertsQuery, EXCEPTION_TYPES, exceptionLogQuery, filtersFromSearch, pageCount, pageRange, PAGE_SIZES, searchFromFilters, withFilter, type QueueFilters } from '../lib/queueQuery';
-import { usePipeline } from '../session/pipeline';
+import { usePipeline, usePipelines } from '../session/pipeline';
 import { useSession } from '../session/useSession';
 
 const SNOOZE_DAYS = 7;
@@ -14,6 +14,7 @@ export function Queue() {
   const [search, setSearch] = useSearchParams();
   const filters = filtersFromSearch(search);
   const pipeline = usePipeline();
+  const pipelines = usePipelines();
   const pipelineId = filters.pipeline ?? pipeline?.id ?? null;
   const user = useSession()!.user;
   const client = useQueryClient();
@@ -47,6 +48,7 @@ export function Queue() {
     onSuccess: () => client.invalidateQueries({ queryKey: ['alerts'] }),
   });
 
+  if (pipelines.isPending) return <Loading what="pipelines" />;
   if (!pipelineId) return <Empty>No pipeline yet: create one (POST /api/scenario-pipeline) to have a work queue.</Empty>;
   const rows = bySeverity(log.data?.items ?? [], (r) => worstSeverity(r.issues));
   const sku = (uid: string) => `/sku/${encodeURIComponent(uid)}`;
@@ -102,9 +104,9 @@ export function Queue() {
                       <td><ul className="issues">{r.issues.map((i, n) => <li key={n}><b>{i.type}</b> {i.description}</li>)}</ul></td>
                       <td>{r.status}{r.snoozed_until ? ` until ${r.snoozed_until}` : ''}</td>
                       <td className="actions">
-                        {r.status !== 'resolved' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'resolved' })} aria-label={`Close ${r.item_code} at ${r.site_name}`}>Close</button>}
-                        {r.status === 'open' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'snoozed' })} aria-label={`Snooze ${r.item_code} at ${r.site_name} for ${SNOOZE_DAYS} days`}>Snooze {SNOOZE_DAYS} d</button>}
-                        {r.status !== 'open' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'open' })} aria-label={`Reopen ${r.item_code} at ${r.site_name}`}>Reopen</button>}
+                        {r.status !== 'resolved' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'resolved' })} aria-label={`Close: ${r.item_code} at ${r.site_name}`}>Close</button>}
+                        {r.status === 'open' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'snoozed' })} aria-label={`Snooze ${SNOOZE_DAYS} days: ${r.item_code} at ${r.site_name}`}>Snooze {SNOOZE_DAYS} days</button>}
+                        {r.status !== 'open' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'open' })} aria-label={`Reopen: ${r.item_code} at ${r.site_name}`}>Reopen</button>}
                       </td>
                     </tr>
                   );
@@ -132,8 +134,8 @@ export function Queue() {
                   <p>{a.message} <span className="muted">({a.metric_name} {formatQty(a.value)} {a.comparison} {formatQty(a.threshold)})</span></p>
                   {a.status === 'open' && (
                     <span className="actions">
-                      <button type="button" onClick={() => decide.mutate({ id: a.id, decision: 'approve' })} aria-label={`Mark alert ${a.id} handled`}>Handled</button>
-                      <button type="button" onClick={() => decide.mutate({ id: a.id, decision: 'reject' })} aria-label={`Mark alert ${a.id} as needing action`}>Needs action</button>
+                      <button type="button" onClick={() => decide.mutate({ id: a.id, decision: 'approve' })} aria-label={`Handled: alert ${a.id}`}>Handled</button>
+                      <button type="button" onClick={() => decide.mutate({ id: a.id, decision: 'reject' })} aria-label={`Needs action: alert ${a.id}`}>Needs action</button>
                     </span>
                   )}
                 </li>

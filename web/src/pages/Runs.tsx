@@ -71,7 +71,10 @@ export function Runs() {
       void client.invalidateQueries({ queryKey: ['job', selected] });
     }
   }, [stream.end, client, selected]);
-  useEffect(() => logEnd.current?.lastElementChild?.scrollIntoView({ block: 'nearest' }), [stream.lines.length]);
+  // a block body: Chromium's scrollIntoView now returns a promise, and an effect may return only its clean-up
+  useEffect(() => {
+    void logEnd.current?.lastElementChild?.scrollIntoView({ block: 'nearest' });
+  }, [stream.lines.length]);
 
   const start = useMutation({
     mutationFn: async () => {
@@ -129,7 +132,7 @@ export function Runs() {
                     <td>{formatDuration(j.started_at, j.finished_at)}</td>
                     <td className="actions">
                       <a href={temporalRunUrl(j.job_id, window.location)} target="_blank" rel="noreferrer">Temporal</a>
-                      {mayRun && (j.status === 'running' || j.status === 'queued') && <button type="button" onClick={() => kill.mutate(j.job_id)} aria-label={`Kill job ${j.job_id.slice(0, 8)}`}>Kill</button>}
+                      {mayRun && (j.status === 'running' || j.status === 'queued') && <button type="button" onClick={() => kill.mutate(j.job_id)} aria-label={`Kill: job ${j.job_id.slice(0, 8)}`}>Kill</button>}
                     </td>
                   </tr>
                 ))}

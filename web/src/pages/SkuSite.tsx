@@ -4,7 +4,7 @@ import { Link, useParams } from 'react-router';
 import { api, ApiError, must } from '../api/client';
 import { VegaChart } from '../components/VegaChart';
 import { Empty, Failed, Loading } from '../components/Status';
-import { formatDay, formatMoney, formatQty, formatShare } from '../lib/format';
+import { formatDay, formatMoney, formatQty, formatScore, formatShare } from '../lib/format';
 import { mayDo } from '../lib/permissions';
 import { skuChartSpec, type ApiVegaRow } from '../lib/skuChart';
 import { usePipeline } from '../session/pipeline';
@@ -56,14 +56,17 @@ export function SkuSite() {
   const maintenance = useQuery({ queryKey: ['maintenance', uid], enabled: !!item, queryFn: async () => must(await api.GET('/api/maintenance/demand/series', { params: { query: { ...item! } } })) });
   const causalScenarios = useQuery({ queryKey: ['causal-scenarios'], queryFn: async () => must(await api.GET('/api/causal/scenarios', { params: { query: { limit: 20 } } })) });
   const causalId = causalScenarios.data?.[0]?.id;
-  const causal = useQuery({ queryKey: ['causal', uid, causalId, pid], enabled: !!item && causalId !== undefined, queryFn: async () => must(await api.GET('/api/causal/results', { params: { query: { scenario_id: causalId!, pipeline_id: pid, ...item!, limit: 520 } } })) });
+  const causal = useQuery({ queryKey: ['causal', uid, causalId, pid], enabled: !!item && causalId !== undefined, queryFn: () => optional(api.GET('/api/causal/results', { params: { query: { scenario_id: causalId!, pipeline_id: pid, ...item!, limit: 520 } } })) });
   const origins = useQuery({ queryKey: ['origins', uid, pid], enabled: enabled && showOrigins, queryFn: () => optional(api.GET('/api/forecasts/{unique_id}/origins', { params: { path, query: { pipeline_id: pid } } })) });
   const originForecast = useQuery({ queryKey: ['origin', uid, pid, origin], enabled: enabled && !!origin, queryFn: async () => must(await api.GET('/api/forecasts/{unique_id}/origins/{origin_date}', { params: { path: { unique_id: uid, origin_date: origin }, query: { pipeline_id: pid } } })) });
   const pegging = useQuery({ queryKey: ['pegging', pegged], enabled: pegged !== null && supplyId !== undefined, queryFn: async () => must(await api.GET('/api/supply/orders/{order_id}/pegging', { params: { path: { order_id: pegged! }, query: { pipeline_id: pid!, scenario_id: supplyId! } } })) });
 
   const target = targets.data?.[0] && 'reorder_point' in targets.data[0] ? targets.data[0] : null;
+  // drawn once, when every layer's read has answered: a chart that redraws as each layer arrives jumps under the eye
+  const layersReady = !!key.data && !!meioScenarios.data && !!supplyScenarios.data
+    && [vega, outliers, targets, inventory, orders, originForecast].every((q) => !q.isLoading);
   const spec = useMemo(() => {
-    if (!vega.data) return null;
+    if (!vega.data || !layersReady) return null;
     return skuChartSpec({
       rows: vega.data.data.values as ApiVegaRow[],
       outliers: outliers.data?.points ?? [],
@@ -72,7 +75,7 @@ export function SkuSite() {
       orders: orders.data ?? [],
       backtest: Object.entries(originForecast.data?.forecasts ?? {}).flatMap(([method, pts]) => pts.filter((p) => p.yhat !== null).map((p) => ({ ds: p.ds, method, value: p.yhat! }))),
     });
-  }, [vega.data, outliers.data, target, inventory.data, orders.data, originForecast.data]);
+  }, [layersReady, vega.data, outliers.data, target, inventory.data, orders.data, originForecast.data]);
 
   if (key.isError) return <Failed error={key.error} />;
   const characteristics = (explanation.data?.facts.characteristics ?? null) as Record<string, unknown> | null;
@@ -108,7 +111,7 @@ export function SkuSite() {
                     <tr key={o.supply_id}>
                       <td>{o.supply_id}</td><td>{o.order_type}{o.is_firm ? ' (firm)' : ''}</td><td>{o.status}</td><td className="num">{formatQty(o.qty)}</td>
                       <td>{formatDay(o.release_date)}</td><td>{formatDay(o.arrival_date)}</td>
-                      <td>{!o.is_firm && <button type="button" onClick={() => setPegged(pegged === o.order_id ? null : o.order_id)} aria-expanded={pegged === o.order_id} aria-label={`Pegging of order ${o.supply_id}`}>Pegging</button>}</td>
+                      <td>{!o.is_firm && <button type="button" onClick={() => setPegged(pegged === o.order_id ? null : o.order_id)} aria-expanded={pegged === o.order_id} aria-label={`Pegging: order ${o.supply_id}`}>Pegging</button>}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -129,7 +132,7 @@ export function SkuSite() {
             {best.isPending ? <Loading what="ranking" /> : !best.data ? <Empty>No method chosen yet.</Empty> : (
               <>
                 <p>Chosen: <b>{best.data.locked ? `${best.data.locked_method} (locked)` : best.data.best_method}</b>{best.data.metric ? ` by ${best.data.metric}` : ''}</p>
-                <ol data-testid="ranking">{best.data.ranking.map((r) => <li key={r.method}>{r.method} <span className="muted">{formatQty(r.score ?? null)}</span></li>)}</ol>
+                <ol data-testid="ranking">{best.data.ranking.map((r) => <li key={r.method}>{r.method} <span className="muted">{formatScore(r.score ?? null)}</span></li>)}</ol>
               </>
             )}
           </section>
@@ -169,7 +172,7 @@ export function SkuSite() {
           <section aria-labelledby="components-title" className="panel">
             <h2 id="components-title">Causal and maintenance</h2>
             <dl>
-              <dt>Causal demand</dt><dd>{causal.data ? `${formatQty(causalTotal)} over ${causal.data.items.length} weeks` : causalId === undefined ? 'no causal scenario' : '…'}</dd>
+              <dt>Causal demand</dt><dd>{causal.data ? `${formatQty(causalTotal)} over ${causal.data.items.length} weeks` : causalId === undefined || causal.isFetched ? 'none' : '…'}</dd>
               <dt>Maintenance demand</dt><dd>{maintenanceRow ? `${formatQty(maintenanceRow.total)} over ${maintenance.data!.horizon_weeks} weeks` : 'none'}</dd>
             </dl>
           </section>

@@ -6,7 +6,7 @@ import { Empty, Failed, Loading } from '../components/Status';
 import { compareKpiSpec } from '../lib/charts';
 import { formatDelta, formatMoney, formatQty, formatShare, formatTime } from '../lib/format';
 import { mayDo } from '../lib/permissions';
-import { usePipeline } from '../session/pipeline';
+import { usePipeline, usePipelines } from '../session/pipeline';
 import { useSession } from '../session/useSession';
 
 const LIVE = 'live';
@@ -14,6 +14,7 @@ const LIVE = 'live';
 export function Versions() {
   const user = useSession()!.user;
   const pipeline = usePipeline();
+  const pipelines = usePipelines();
   const pid = pipeline?.id;
   const client = useQueryClient();
   const [comment, setComment] = useState('');
@@ -39,6 +40,7 @@ export function Versions() {
   const label = (d: string) => (d === LIVE ? 'live plan' : d);
   const spec = useMemo(() => (kpiRows.length ? compareKpiSpec(kpiRows.map((r) => ({ metric: r.metric, base: num(r.base), target: num(r.target), delta: num(r.delta) })), label(baseDate), label(target)) : null), [kpiRows, baseDate, target]);
 
+  if (pipelines.isPending) return <Loading what="pipelines" />;
   if (!pipeline) return <Empty>No pipeline yet.</Empty>;
   return (
     <section aria-labelledby="versions-title">
@@ -82,12 +84,12 @@ export function Versions() {
         <h2 id="compare-title">Compare</h2>
         <form className="filters" aria-label="Versions to compare" onSubmit={(e) => e.preventDefault()}>
           <label>Base
-            <select value={baseDate} onChange={(e) => setBase(e.target.value)}>
+            <select aria-label="Base version" value={baseDate} onChange={(e) => setBase(e.target.value)}>
               {(versions.data ?? []).map((v) => <option key={v.id} value={v.archive_date}>{v.archive_date}</option>)}
             </select>
           </label>
           <label>Against
-            <select value={target} onChange={(e) => setTarget(e.target.value)}>
+            <select aria-label="Compared version" value={target} onChange={(e) => setTarget(e.target.value)}>
               <option value={LIVE}>live plan</option>
               {(versions.data ?? []).map((v) => <option key={v.id} value={v.archive_date}>{v.archive_date}</option>)}
             </select>
