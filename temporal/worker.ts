@@ -1,9 +1,11 @@
+import type { Duration } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { openPool } from '../db/pool';
 import { readEnv } from '../lib/env';
 import { computeTaskQueue } from '../lib/taskQueues';
 import { logger } from '../lib/logger';
+import { serveWorkerMetrics, WorkerMetrics } from './workerMetrics';
 
 export interface RunWorkerOptions {
   databaseUrl: string;
@@ -14,6 +16,10 @@ export interface RunWorkerOptions {
   /** a prebuilt bundle (bundleWorkflowCode) skips the per-worker webpack run; tests use it for speed */
   workflowBundle?: WorkflowBundleOption;
   connectTimeoutMs?: number;
+  /** counts activities for /metrics (temporal/workerMetrics.ts) */
+  metrics?: WorkerMetrics;
+  /** how long running activities may take to finish after shutdown is asked, before they are cancelled (SDK duration) */
+  shutdownGraceTime?: Duration;
 }
 
 export interface RunningWorker {
@@ -26,6 +32,8 @@ export interface RunningWorker {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const DEFAULT_SHUTDOWN_GRACE = (process.env.WORKER_SHUTDOWN_GRACE || '60s') as Duration;
 
 /** The worker is often launched next to the dev server, so the first attempts may find nothing listening yet. */
 async function connectNative(address: string, timeoutMs: number): Promise<NativeConnection> {
@@ -47,6 +55,12 @@ export async function runWorker(opts: RunWorkerOptions): Promise<RunningWorker> 
   let computeWorker: Worker;
   try {
     connection = await connectNative(opts.address, opts.connectTimeoutMs ?? 60_000);
+    // A SIGTERM (a deploy, a scale-down, the launcher restarting us) stops polling at once; a chunk already running
+    // gets this long to finish and report, and past it is cancelled and retried by another worker (it heartbeats).
+    const shared = {
+      shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE,
+      ...(opts.metrics ? { interceptors: { activity: [opts.metrics.interceptor()] } } : {}),
+    };
     worker = await Worker.create({
       connection,
       namespace: opts.namespace,
@@ -54,6 +68,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<RunningWorker> 
       // Resolves to workflows/index.ts under tsx and jest and to the compiled .js in dist; the SDK bundles either.
       ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities({ db }),
+      ...shared,
     });
     computeWorker = await Worker.create({
       connection,
@@ -61,6 +76,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<RunningWorker> 
       taskQueue: computeTaskQueue(opts.taskQueue),
       activities: createActivities({ db }),
       maxConcurrentActivityTaskExecutions: 1,
+      ...shared,
     });
   } catch (err) {
     await connection?.close();
@@ -91,10 +107,13 @@ export async function runWorker(opts: RunWorkerOptions): Promise<RunningWorker> 
  * our logger at warn and above, so the worker's output, and the launcher's banner after it, stay readable.
  * LOG_LEVEL=debug or trace lets it all through again.
  */
-function installRuntimeLogger(): void {
+function installRuntimeLogger(sdkMetricsAddress?: string): void {
   const level = String(process.env.LOG_LEVEL ?? '').toUpperCase();
   const threshold = level === 'TRACE' || level === 'DEBUG' ? level : 'WARN';
+  // must be installed before any connection or worker exists: the SDK's own worker metrics (polls, slots, task
+  // latencies) on loopback, which the worker's /metrics passes on (temporal/workerMetrics.ts)
   Runtime.install({
+    ...(sdkMetricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: sdkMetricsAddress } } } } : {}),
     logger: new DefaultLogger(threshold, ({ level: l, message, meta }) => {
       const method = l === 'TRACE' ? 'trace' : l === 'DEBUG' ? 'debug' : l === 'INFO' ? 'info' : l === 'WARN' ? 'warn' : 'error';
       logger[method]({ ...meta, sdk: true }, message);
@@ -103,9 +122,15 @@ function installRuntimeLogger(): void {
 }
 
 async function main(): Promise<void> {
-  installRuntimeLogger();
+  // WORKER_METRICS_PORT: GET /metrics there (off when unset); the SDK's exporter listens next to it on loopback
+  const metricsPort = process.env.WORKER_METRICS_PORT ? Number(process.env.WORKER_METRICS_PORT) : undefined;
+  const sdkMetricsAddress = metricsPort ? process.env.TEMPORAL_SDK_METRICS_BIND || `127.0.0.1:${metricsPort + 1}` : undefined;
+  installRuntimeLogger(sdkMetricsAddress);
   const env = readEnv();
   if (!env.databaseUrl) throw new Error('DATABASE_URL is required for the worker');
+  const metrics = metricsPort ? new WorkerMetrics({ defaultMetrics: true }) : undefined;
+  const metricsServer = metrics ? await serveWorkerMetrics(metrics, metricsPort!, process.env.WORKER_METRICS_HOST || '0.0.0.0', sdkMetricsAddress) : undefined;
+  if (metricsServer) logger.info({ port: metricsPort, sdk: sdkMetricsAddress }, 'worker metrics at /metrics');
   const stop = new AbortController();
   const running = await runWorker({
     databaseUrl: env.databaseUrl,
@@ -113,9 +138,11 @@ async function main(): Promise<void> {
     namespace: env.temporalNamespace,
     taskQueue: env.taskQueue,
     shutdownSignal: stop.signal,
+    metrics,
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
   await running.finished;
+  metricsServer?.close();
 }
 
 if (require.main === module) {
