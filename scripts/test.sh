@@ -6,15 +6,19 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/ensure-deps.sh
 echo "==> Temporal CLI: $(node --import tsx temporal/devServer.ts --install-only)"
+bash scripts/ensure-chromium.sh
 # The type check and the layer check need no database: they run while jest's first suites wait on PostgreSQL and
 # Temporal, and their verdict is read at the end.
 checks=$(mktemp -d)
 ( npm run --silent layers >"$checks/layers" 2>&1; echo $? >"$checks/layers.rc" ) &
 ( npx tsc --noEmit >"$checks/tsc" 2>&1; echo $? >"$checks/tsc.rc" ) &
 echo "==> tests (jest; workers: jest.config.js maxWorkers)"
+# each suite's time, for `npm run test:timings -- <file>` (the order of the next runs, docs/TESTING.md)
+results="${TEST_RESULTS:-${TMPDIR:-/tmp}/planning-test-results.json}"
 set +e
-NODE_ENV=test npx jest "$@"
+NODE_ENV=test npx jest --json --outputFile="$results" "$@"
 jest_rc=$?
+echo "==> suite times: $results (npm run test:timings -- $results)"
 wait
 set -e
 echo "==> layer check (dependency-cruiser, .dependency-cruiser.cjs)"
