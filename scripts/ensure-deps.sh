@@ -12,7 +12,13 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 node -e 'const [M,m]=process.versions.node.split(".").map(Number); if (M<20||(M===20&&m<19)) { console.error("Node >= 20.19 is required, found "+process.version); process.exit(1) }'
 stamp=node_modules/.deps-sha
-deps_sha() { { cat package.json package-lock.json; node -p 'process.version + process.platform + process.arch'; } | sha256sum | cut -d' ' -f1; }
+# what decides the installed tree: the lock file, package.json's dependency fields (not its scripts, which change
+# often), and the Node version and platform that native packages were built for
+deps_sha() {
+  { cat package-lock.json
+    node -p 'const p = require("./package.json"); JSON.stringify([p.dependencies, p.devDependencies, p.optionalDependencies, p.overrides, process.version, process.platform, process.arch])'
+  } | sha256sum | cut -d' ' -f1
+}
 modules_cache="${XDG_CACHE_HOME:-$HOME/.cache}/planning-platform/node_modules"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(deps_sha)" ]; then
   key=$(deps_sha)
