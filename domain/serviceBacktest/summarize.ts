@@ -132,14 +132,25 @@ export function summarize(rows: readonly SummaryRow[], by: GroupBy): GroupSummar
   const groups = new Map<string, SummaryRow[]>();
   for (const r of rows) {
     if (r.fill_rate === null || !ours.has(key(r))) continue;
-    for (const g of groupsOf(r, by)) groups.set(g, [...(groups.get(g) ?? []), r]);
+    for (const g of groupsOf(r, by)) {
+      const members = groups.get(g);
+      if (members) members.push(r);
+      else groups.set(g, [r]);
+    }
   }
   const out: GroupSummary[] = [];
   for (const [group, members] of [...groups].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))) {
-    const variants = ['target', ...PEERS].filter((v) => members.some((r) => r.variant === v)).map((v) => figures(v, members.filter((r) => r.variant === v)));
+    const byVariant = new Map<string, SummaryRow[]>();
+    for (const r of members) {
+      const k = r.variant === 'sweep' ? `sweep:${r.target_service}` : r.variant;
+      const list = byVariant.get(k);
+      if (list) list.push(r);
+      else byVariant.set(k, [r]);
+    }
+    const variants = ['target', ...PEERS].filter((v) => byVariant.has(v)).map((v) => figures(v, byVariant.get(v)!));
     const levels = [...new Set(members.filter((r) => r.variant === 'sweep').map((r) => r.target_service))].sort((a, b) => a - b);
     const sweep: SweepPoint[] = levels.map((level) => {
-      const f = figures('sweep', members.filter((r) => r.variant === 'sweep' && r.target_service === level));
+      const f = figures('sweep', byVariant.get(`sweep:${level}`)!);
       return { target_service: level, mean_fill_rate: f.mean_fill_rate, inventory_value: f.inventory_value, on_hand_units: f.on_hand_units };
     });
     const equal_service: EqualService[] = variants.filter((v) => PEERS.includes(v.variant)).map((peer) => {
