@@ -48,7 +48,7 @@ import { registerAssistantRoutes } from './routes/assistant';
 import { registerMaintenanceRoutes } from './routes/maintenance';
 import { registerAdminRoutes } from './routes/admin';
 import { ApiMetrics } from './metrics';
-import { readinessMiddleware } from './readiness';
+import { readinessMiddleware, type Lifecycle } from './readiness';
 import { registerServiceBacktestRoutes } from './routes/serviceBacktest';
 import { webAppMiddleware } from './webApp';
 
@@ -77,7 +77,7 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];
 
 /** Builds the Koa app from its dependencies; nothing here touches the network or database until a request comes. */
-export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) => void> = []): { app: Koa; table: RouteTable; metrics: ApiMetrics } {
+export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) => void> = []): { app: Koa; table: RouteTable; metrics: ApiMetrics; lifecycle: Lifecycle } {
   const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
   (app.context as any).deps = deps;
   const table: RouteTable = { router: new Router(), routes: [] };
@@ -91,7 +91,8 @@ export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) =
   }));
   app.use(errorMiddleware());
   app.use(metrics.endpoint(process.env.METRICS_TOKEN || undefined));
-  app.use(readinessMiddleware(deps));
+  const lifecycle: Lifecycle = { stopping: false };
+  app.use(readinessMiddleware(deps, lifecycle));
   app.use(helmet({ contentSecurityPolicy: false }));
   app.use(
     cors({
@@ -120,5 +121,5 @@ export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) =
   app.use(auditMiddleware(deps.db));
   app.use(table.router.routes());
   app.use(table.router.allowedMethods());
-  return { app, table, metrics };
+  return { app, table, metrics, lifecycle };
 }

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { AuthSettings } from './auth/settings';
 import { createApp } from './app';
 import { DataCache } from './cache';
@@ -29,7 +30,7 @@ export async function startApi(): Promise<{ close(): Promise<void> }> {
   const connection = Connection.lazy({ address: env.temporalAddress ?? '127.0.0.1:7233' });
   const temporal = { client: new Client({ connection, namespace: env.temporalNamespace }), taskQueue: env.taskQueue };
   const notifications = new JobLogNotifications(env.databaseUrl);
-  const { app } = createApp({
+  const { app, metrics, lifecycle } = createApp({
     db, env, cache, auth, temporal, notifications,
     sso: { microsoftProfileUrl: env.microsoftProfileUrl, googleJwksUrl: env.googleJwksUrl, googleClientId: env.googleClientId },
   });
@@ -40,9 +41,26 @@ export async function startApi(): Promise<{ close(): Promise<void> }> {
     server.once('error', reject);
   });
   logger.info({ port: env.port }, 'API listening');
+  const metricsPort = process.env.METRICS_PORT ? Number(process.env.METRICS_PORT) : undefined;
+  const metricsServer = metricsPort ? await metrics.listen(metricsPort, process.env.METRICS_HOST || '0.0.0.0') : undefined;
+  if (metricsServer) logger.info({ port: metricsPort }, 'API metrics at /metrics');
   return {
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Draining (SHUTDOWN_DRAIN_MS): /ready answers 503 so the orchestrator stops sending, while the requests that
+      // still come are answered. Then the listener closes; the requests in flight, and any accepted connection whose
+      // request is still arriving, are answered (http.Server#close would drop those as idle: net.Server#close does not),
+      // up to SHUTDOWN_TIMEOUT_MS, after which their sockets are cut (an event stream never ends by itself).
+      lifecycle.stopping = true;
+      await new Promise((r) => setTimeout(r, Number(process.env.SHUTDOWN_DRAIN_MS ?? 0)));
+      const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+      const limit = Number(process.env.SHUTDOWN_TIMEOUT_MS ?? 10_000);
+      const bound = setTimeout(() => {
+        logger.warn({ limitMs: limit }, 'requests still open at the shutdown limit; closing their connections');
+        server.closeAllConnections();
+      }, limit);
+      await closed;
+      clearTimeout(bound);
+      metricsServer?.close();
       await connection.close();
       await notifications.close();
       await db.end();
@@ -61,7 +79,10 @@ if (require.main === module) {
   });
   startApi()
     .then((api) => {
-      const stop = () => api.close().then(() => process.exit(0));
+      const stop = () => {
+        logger.info('stopping: finishing the requests in flight');
+        void api.close().then(() => process.exit(0));
+      };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
     })

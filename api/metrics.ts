@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import http from 'node:http';
 import type Koa from 'koa';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/pool';
@@ -88,5 +89,23 @@ export class ApiMetrics {
       ctx.type = this.registry.contentType;
       ctx.body = await this.registry.metrics();
     };
+  }
+
+  /** METRICS_PORT: the same text without a token, on a port kept off the public network (docs/OPERATIONS.md). */
+  listen(port: number, host: string): Promise<http.Server> {
+    const server = http.createServer((req, res) => {
+      if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
+        res.writeHead(404, { 'Content-Type': 'application/json' }).end(JSON.stringify({ detail: 'Not found: this port serves GET /metrics only' }));
+        return;
+      }
+      this.registry.metrics().then(
+        (text) => res.writeHead(200, { 'Content-Type': this.registry.contentType }).end(text),
+        () => res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ detail: 'internal error' })),
+      );
+    });
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve(server));
+    });
   }
 }

@@ -4,6 +4,11 @@ import type { AppDeps } from './context';
 
 const CHECK_TIMEOUT_MS = 2000;
 
+/** Set when the process was told to stop (api/main.ts): readiness fails, and answers close their connections. */
+export interface Lifecycle {
+  stopping: boolean;
+}
+
 function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -19,9 +24,17 @@ const problem = (err: unknown) => (err instanceof Error ? err.message : String(e
  * database and Temporal answer and no tenant's data cache is still loading or failed to load, else 503 naming what
  * is not ready. Public and outside /api like `/`: it says nothing about any tenant but counts.
  */
-export function readinessMiddleware(deps: AppDeps): Koa.Middleware {
+export function readinessMiddleware(deps: AppDeps, lifecycle: Lifecycle): Koa.Middleware {
   return async (ctx, next) => {
+    // while draining, a kept-alive client opens a new connection for its next request, which goes to another replica
+    if (lifecycle.stopping) ctx.set('Connection', 'close');
     if (ctx.path !== '/ready' || ctx.method !== 'GET') return next();
+    if (lifecycle.stopping) {
+      ctx.status = 503;
+      ctx.set('Retry-After', '5');
+      ctx.body = { status: 'stopping', checks: {} };
+      return;
+    }
     const checks: Record<string, unknown> = {};
     let ready = true;
     try {
