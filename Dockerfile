@@ -1,6 +1,8 @@
 # One image for both processes: the compose `command` picks the API (default) or the Temporal worker.
 #   API:    node dist/api/main.js        (port 8002, runs migrations at start)
 #   Worker: node dist/temporal/worker.js (bundles dist/workflows with Temporal's webpack bundler at start)
+#   Admin:  node dist/scripts/admin.js … (tenants, users, backup, restore; docs/OPERATIONS.md), e.g.
+#           docker compose exec api node dist/scripts/admin.js tenants list
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -21,6 +23,7 @@ RUN npm run build \
  && cp -R db/migrations dist/db/ \
  && test -f dist/api/main.js \
  && test -f dist/temporal/worker.js \
+ && test -f dist/scripts/admin.js \
  && test -f dist/workflows/index.js \
  && ls dist/db/migrations/master/*.sql dist/db/migrations/tenant/*.sql >/dev/null
 # The workbench, built once: the API serves <REPO_ROOT>/web/dist at /app, and REPO_ROOT is dist/ in the image.
