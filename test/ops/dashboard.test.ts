@@ -15,7 +15,7 @@ test('every planning_* metric the dashboard queries is one the API or the worker
   for (const registry of [new ApiMetrics({} as Db, {} as DataCache).registry, new WorkerMetrics().registry]) {
     for (const m of registry.getMetricsAsArray()) {
       published.add(m.name);
-      if (m.type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) published.add(m.name + s);
+      if (String(m.type) === 'histogram') for (const s of ['_bucket', '_sum', '_count']) published.add(m.name + s);
     }
   }
   const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, 'deploy/grafana/planning-dashboard.json'), 'utf8'));
