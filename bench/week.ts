@@ -22,6 +22,7 @@
  *   npm run bench:week                                  # 10,000 series with 1 and 2 workers; rewrites docs/BENCHMARKS.md
  *   npm run bench:week -- --sizes 100000 --workers 2    # 100,000 series (long)
  *   npm run bench:week -- --quick                       # 1,000 series, 1 worker, docs untouched
+ *   npm run bench:week -- --report bench/out/week-<time>.json   # the doc block from a saved (or stopped) run
  *   options: --sizes a,b  --workers 1,2  --seed 42  --weeks 156  --doc | --no-doc  --keep
  */
 import type { ChildProcess } from 'node:child_process';
@@ -47,6 +48,8 @@ import { startBenchStack, type BenchStack, type WorkerProcess } from './lib/stac
 // Arguments
 
 interface Args {
+  /** a JSON file of an earlier run (bench/out/week-*.json) to write into docs/BENCHMARKS.md instead of measuring */
+  report: string | undefined;
   sizes: number[];
   workers: number[];
   seed: number;
@@ -56,7 +59,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const known = ['--sizes', '--workers', '--quick', '--seed', '--weeks', '--doc', '--no-doc', '--keep', '--help'];
+  const known = ['--sizes', '--workers', '--quick', '--seed', '--weeks', '--doc', '--no-doc', '--keep', '--report', '--help'];
   for (const a of argv) if (a.startsWith('--') && !known.includes(a)) throw new Error(`unknown option ${a} (known: ${known.join(' ')})`);
   if (argv.includes('--help')) {
     process.stdout.write(fs.readFileSync(__filename, 'utf8').split('*/')[0].replace(/^\/\*\*?|^ \* ?/gm, '') + '\n');
@@ -79,6 +82,7 @@ function parseArgs(argv: string[]): Args {
   const workers = value('--workers') ? ints('--workers', value('--workers')!) : quick ? [1] : [1, 2];
   const fullRun = !quick && !value('--sizes') && !value('--workers');
   return {
+    report: value('--report'),
     sizes, workers,
     seed: value('--seed') ? Number(value('--seed')) : 42,
     weeks: value('--weeks') ? ints('--weeks', value('--weeks')!)[0] : 156,
@@ -459,6 +463,13 @@ function docBlock(machine: Machine, results: CycleResult[]): string {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  if (args.report) {
+    // cycles saved one by one: a run stopped before its end still reports the ones it finished
+    const saved = JSON.parse(fs.readFileSync(args.report, 'utf8')) as { machine: Machine; results: CycleResult[] };
+    replaceBlock(path.join(REPO_ROOT, 'docs', 'BENCHMARKS.md'), 'bench:week', docBlock(saved.machine, saved.results), { skeleton: '# Benchmarks\n', heading: '## The weekly cycle end to end' });
+    log(`docs/BENCHMARKS.md updated from ${args.report}`);
+    return;
+  }
   const results: CycleResult[] = [];
   const outDir = path.join(REPO_ROOT, 'bench', 'out');
   fs.mkdirSync(outDir, { recursive: true });
