@@ -21,7 +21,8 @@ import { checkpoint } from '../jobs/activity';
 import type { SeriesStepHandler } from '../steps/types';
 import { pipelineModels } from './models';
 
-const CHECKPOINT_EVERY = 50;
+// an item of a large network is sized up to ten times (its target and the sweep): beat before every item
+const CHECKPOINT_EVERY = 1;
 
 async function scenarioOf(run: { tx: Tx; meioScenarioId?: number | null }): Promise<number> {
   const id = await meioScenarioForRun(run.tx, run.meioScenarioId ?? null);
@@ -51,7 +52,7 @@ export const serviceBacktestStep: SeriesStepHandler = {
     const rows: BacktestRow[] = [];
     let skipped = 0;
     itemIds.forEach((itemId, i) => {
-      if (i > 0 && i % CHECKPOINT_EVERY === 0) checkpoint({ index: run.index, phase: 'service-backtest', done: i });
+      if (i % CHECKPOINT_EVERY === 0) checkpoint({ index: run.index, phase: 'service-backtest', done: i });
       const item: BacktestItemInput = {
         itemId,
         sites: (sitesOf.get(itemId) ?? []).map((s) => {

@@ -183,7 +183,9 @@ export function backtestItem(item: BacktestItemInput, models: PipelineModels, op
     }
     if (!sized.size) continue;
     const ours = plan(item, sized, null);
-    const sweeps = (o.sweepTargets ?? []).map((level) => ({ level, skus: plan(item, sized, level) }));
+    // a repairable item is not replayed (below): sizing it again along the sweep would be work for nothing
+    const replayable = ours.some((r) => sized.has(r.siteId) && r.echelonModel !== 'metric');
+    const sweeps = replayable ? (o.sweepTargets ?? []).map((level) => ({ level, skus: plan(item, sized, level) })) : [];
     for (const r of ours) {
       const z = sized.get(r.siteId);
       if (!z) continue;
