@@ -5689,6 +5689,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every account, deactivated ones too (extra: not in the spec; superadmin only) */
+        get: operations["get_api_admin_accounts"];
+        put?: never;
+        /**
+         * Create an account (extra: not in the spec; superadmin only)
+         * @description Creates the account and its schema, migrated and seeded with the default parameters and alert rules. Its first admin is created with POST /api/admin/accounts/{account_id}/users.
+         */
+        post: operations["post_api_admin_accounts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/accounts/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Rename, deactivate or reactivate an account (extra: not in the spec; superadmin only)
+         * @description A deactivated account keeps its schema and rows; its users can no longer sign in and their tokens stop working at once.
+         */
+        patch: operations["patch_api_admin_accounts_account_id"];
+        trace?: never;
+    };
+    "/api/admin/accounts/{account_id}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a user in any account (extra: not in the spec; superadmin only)
+         * @description Same fields as POST /api/auth/users; how an operator gives a new account its first admin.
+         */
+        post: operations["post_api_admin_accounts_account_id_users"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/accounts/{account_id}/users/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set a local user's password (extra: not in the spec; superadmin only) */
+        post: operations["post_api_admin_accounts_account_id_users_reset_password"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/accounts/{account_id}/users/deactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deactivate a user of any account (extra: not in the spec; superadmin only) */
+        post: operations["post_api_admin_accounts_account_id_users_deactivate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/accounts/{account_id}/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reload an account's data cache in this API process (extra: not in the spec; superadmin only)
+         * @description POST /api/reload for any account: after `admin restore`, so the API serves the restored data. Reloads this process only; with several API replicas, call it on each or restart them.
+         */
+        post: operations["post_api_admin_accounts_account_id_reload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/superadmins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create another superadmin (extra: not in the spec; superadmin only) */
+        post: operations["post_api_admin_superadmins"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -13656,8 +13788,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description the target: a forecasting method (naive, seasonal_naive, moving_average, ses, holt, damped_trend, holt_winters, ets, theta, optimized_theta, arima, croston, sba, tsb, adida, combination), whose hyperparameters `overrides` sets, or a parameter type (outlier, characterization, forecast, backtest, best_method, distribution, meio, supply, eoq, npi), whose keys it sets */
-                    method: string;
+                    /**
+                     * @description the target: a forecasting method (naive, seasonal_naive, moving_average, ses, holt, damped_trend, holt_winters, ets, theta, optimized_theta, arima, croston, sba, tsb, adida, combination), whose hyperparameters `overrides` sets, or a parameter type (outlier, characterization, forecast, backtest, best_method, distribution, meio, supply, eoq, npi), whose keys it sets
+                     * @enum {string}
+                     */
+                    method: "naive" | "seasonal_naive" | "moving_average" | "ses" | "holt" | "damped_trend" | "holt_winters" | "ets" | "theta" | "optimized_theta" | "arima" | "croston" | "sba" | "tsb" | "adida" | "combination" | "outlier" | "characterization" | "forecast" | "backtest" | "best_method" | "distribution" | "meio" | "supply" | "eoq" | "npi";
                     /** @description keys of the target and their values, checked against the catalogue; replaces the target's previous overrides */
                     overrides: Record<string, never>;
                 };
@@ -13986,7 +14121,8 @@ export interface operations {
                     entries?: {
                         /**
                          * Format: date
-                         * @description the Monday of the week (weeks are keyed by their Monday)
+                         * @description the Monday of the week (weeks are keyed by their Monday); another weekday is a 400 naming that Monday
+                         * @example 2026-01-05
                          */
                         ds: string;
                         /** @description capacity factor of the week: 1 normal, 0 closed, 0.6 a short week, above 1 extra capacity */
@@ -14474,7 +14610,8 @@ export interface operations {
                     entries: {
                         /**
                          * Format: date
-                         * @description the Monday of the week (weeks are keyed by their Monday)
+                         * @description the Monday of the week (weeks are keyed by their Monday); another weekday is a 400 naming that Monday
+                         * @example 2026-01-05
                          */
                         ds: string;
                         /** @description capacity factor of the week: 1 normal, 0 closed, 0.6 a short week, above 1 extra capacity */
@@ -20061,7 +20198,7 @@ export interface operations {
             path: {
                 /** @description series id `<item_id>_<site_id>` */
                 unique_id: string;
-                /** @description an origin as listed by /origins: `YYYY-MM-DD`, a Monday */
+                /** @description an origin as listed by /origins: `YYYY-MM-DD`, a Monday; another weekday is a 400 */
                 origin_date: string;
             };
             cookie?: never;
@@ -28927,7 +29064,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description the Monday of the week the quantity holds for; null (default): every week without its own row
+                     * @description the Monday of the week the quantity holds for (another weekday is a 400 naming that Monday); null (default): every week without its own row
                      * @default null
                      */
                     period_start?: string | null;
@@ -46724,11 +46861,11 @@ export interface operations {
                         shortage_mode: "backorder" | "lost_sales";
                         /** @description a SKU-site whose achieved fill rate is more than this below its target gets an exception-log issue of type service (default 0.05) */
                         tolerance: number;
-                        /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 13) */
+                        /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 52) */
                         warmup_weeks: number;
                         /** @description replay the normal-approximation and bootstrap peers too (default true) */
                         peers: boolean;
-                        /** @description other target levels our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
+                        /** @description other target levels (0.5 to 0.999) our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
                         sweep_targets: number[];
                     };
                 };
@@ -46811,11 +46948,11 @@ export interface operations {
                     shortage_mode?: "backorder" | "lost_sales";
                     /** @description a SKU-site whose achieved fill rate is more than this below its target gets an exception-log issue of type service (default 0.05) */
                     tolerance?: number;
-                    /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 13) */
+                    /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 52) */
                     warmup_weeks?: number;
                     /** @description replay the normal-approximation and bootstrap peers too (default true) */
                     peers?: boolean;
-                    /** @description other target levels our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
+                    /** @description other target levels (0.5 to 0.999) our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
                     sweep_targets?: number[];
                 };
             };
@@ -46838,11 +46975,11 @@ export interface operations {
                         shortage_mode: "backorder" | "lost_sales";
                         /** @description a SKU-site whose achieved fill rate is more than this below its target gets an exception-log issue of type service (default 0.05) */
                         tolerance: number;
-                        /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 13) */
+                        /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 52) */
                         warmup_weeks: number;
                         /** @description replay the normal-approximation and bootstrap peers too (default true) */
                         peers: boolean;
-                        /** @description other target levels our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
+                        /** @description other target levels (0.5 to 0.999) our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
                         sweep_targets: number[];
                     };
                 };
@@ -46965,11 +47102,11 @@ export interface operations {
                     shortage_mode?: "backorder" | "lost_sales";
                     /** @description a SKU-site whose achieved fill rate is more than this below its target gets an exception-log issue of type service (default 0.05) */
                     tolerance?: number;
-                    /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 13) */
+                    /** @description weeks before the origin the new policy runs unmeasured, from its order-up-to level, to reach its own stock (default 52) */
                     warmup_weeks?: number;
                     /** @description replay the normal-approximation and bootstrap peers too (default true) */
                     peers?: boolean;
-                    /** @description other target levels our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
+                    /** @description other target levels (0.5 to 0.999) our policies are also sized and replayed at: the curve the equal-service stock is read on (default 0.8 … 0.995; [] for none) */
                     sweep_targets?: number[];
                 };
             };
@@ -47530,6 +47667,978 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    get_api_admin_accounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description accounts by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        schema_name: string;
+                        is_active: boolean;
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    post_api_admin_accounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description created account */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        schema_name: string;
+                        is_active: boolean;
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    patch_api_admin_accounts_account_id: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    is_active?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description the account after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        name: string;
+                        schema_name: string;
+                        is_active: boolean;
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    post_api_admin_accounts_account_id_users: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    name: string;
+                    password?: string;
+                    /**
+                     * @default user
+                     * @enum {string}
+                     */
+                    role?: "admin" | "user";
+                    /**
+                     * @description local (default) signs in with a password; microsoft and google sign in through the provider and take no password
+                     * @enum {string}
+                     */
+                    auth_provider?: "local" | "microsoft" | "google";
+                    /** @default false */
+                    can_run_process?: boolean;
+                    /** @default false */
+                    can_create_override?: boolean;
+                    allowed_segments?: number[];
+                    allowed_segments_edit?: number[];
+                };
+            };
+        };
+        responses: {
+            /** @description created user */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        email: string;
+                        name: string;
+                        /** @enum {string} */
+                        role: "admin" | "user";
+                        /** @enum {string} */
+                        auth_provider: "local" | "microsoft" | "google";
+                        is_active: boolean;
+                        can_run_process: boolean;
+                        can_create_override: boolean;
+                        allowed_segments?: number[];
+                        allowed_segments_edit?: number[];
+                        account_id?: string;
+                        account_name?: string;
+                        last_login_at?: string | null;
+                        created_at?: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    post_api_admin_accounts_account_id_users_reset_password: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        email: string;
+                        name: string;
+                        /** @enum {string} */
+                        role: "admin" | "user";
+                        /** @enum {string} */
+                        auth_provider: "local" | "microsoft" | "google";
+                        is_active: boolean;
+                        can_run_process: boolean;
+                        can_create_override: boolean;
+                        allowed_segments?: number[];
+                        allowed_segments_edit?: number[];
+                        account_id?: string;
+                        account_name?: string;
+                        last_login_at?: string | null;
+                        created_at?: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    post_api_admin_accounts_account_id_users_deactivate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the user */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        email: string;
+                        name: string;
+                        /** @enum {string} */
+                        role: "admin" | "user";
+                        /** @enum {string} */
+                        auth_provider: "local" | "microsoft" | "google";
+                        is_active: boolean;
+                        can_run_process: boolean;
+                        can_create_override: boolean;
+                        allowed_segments?: number[];
+                        allowed_segments_edit?: number[];
+                        account_id?: string;
+                        account_name?: string;
+                        last_login_at?: string | null;
+                        created_at?: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    post_api_admin_accounts_account_id_reload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                account_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description reloaded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "reloaded";
+                        cache_sizes: {
+                            [key: string]: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    post_api_admin_superadmins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    name: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description created superadmin */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        email: string;
+                        name: string;
+                        is_active: boolean;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Conflict with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
