@@ -99,7 +99,7 @@ export function Queue() {
                   return (
                     <tr key={r.id} data-exception-id={r.id} data-unique-id={r.unique_id}>
                       <td><span className={`sev sev-${sev}`}>{sev}</span></td>
-                      <td><Link to={sku(r.unique_id)}>{r.item_code}</Link> <span className="muted">{r.item_name}</span></td>
+                      <td><Link to={sku(r.unique_id)} state={{ item_id: r.item_id, site_id: r.site_id }}>{r.item_code}</Link> <span className="muted">{r.item_name}</span></td>
                       <td>{r.site_name}</td>
                       <td><ul className="issues">{r.issues.map((i, n) => <li key={n}><b>{i.type}</b> {i.description}</li>)}</ul></td>
                       <td>{r.status}{r.snoozed_until ? ` until ${r.snoozed_until}` : ''}</td>
@@ -130,7 +130,7 @@ export function Queue() {
             <ul className="alerts" data-testid="alert-list">
               {bySeverity(alerts.data.items, (a) => a.severity).map((a) => (
                 <li key={a.id}>
-                  <span className={`sev sev-${a.severity}`}>{a.severity}</span> <Link to={sku(a.unique_id)}>{a.unique_id}</Link>
+                  <span className={`sev sev-${a.severity}`}>{a.severity}</span> <Link to={sku(a.unique_id)} state={{ item_id: a.item_id, site_id: a.site_id }}>{a.unique_id}</Link>
                   <p>{a.message} <span className="muted">({a.metric_name} {formatQty(a.value)} {a.comparison} {formatQty(a.threshold)})</span></p>
                   {a.status === 'open' && (
                     <span className="actions">

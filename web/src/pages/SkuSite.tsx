@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useLocation, useParams } from 'react-router';
 import { api, ApiError, must } from '../api/client';
 import { VegaChart } from '../components/VegaChart';
 import { Empty, Failed, Loading } from '../components/Status';
@@ -19,6 +19,9 @@ async function optional<T>(call: Promise<{ data?: T; error?: unknown; response: 
 
 export function SkuSite() {
   const uid = decodeURIComponent(useParams().uid ?? '');
+  // a row of the work queue knows the series' item and site and hands them over, so the supply and stock reads start
+  // with the others instead of after the series' own answer (a link opened from elsewhere waits for it)
+  const handed = useLocation().state as { item_id?: number; site_id?: number } | null;
   const pipeline = usePipeline();
   const pid = pipeline?.id;
   const user = useSession()!.user;
@@ -38,7 +41,8 @@ export function SkuSite() {
   const supplyScenarios = useQuery({ queryKey: ['supply-scenarios'], queryFn: async () => must(await api.GET('/api/supply/scenarios', { params: { query: { limit: 100 } } })) });
   const meioId = (meioScenarios.data?.find((s) => s.is_default) ?? meioScenarios.data?.[0])?.id;
   const supplyId = (supplyScenarios.data?.find((s) => s.is_default) ?? supplyScenarios.data?.[0])?.id;
-  const item = key.data ? { item_id: key.data.item_id, site_id: key.data.site_id } : null;
+  const item = key.data ? { item_id: key.data.item_id, site_id: key.data.site_id }
+    : typeof handed?.item_id === 'number' && typeof handed.site_id === 'number' ? { item_id: handed.item_id, site_id: handed.site_id } : null;
 
   const targets = useQuery({
     queryKey: ['meio-targets', uid, pid, meioId], enabled: enabled && !!item && meioId !== undefined,
@@ -63,7 +67,7 @@ export function SkuSite() {
 
   const target = targets.data?.[0] && 'reorder_point' in targets.data[0] ? targets.data[0] : null;
   // drawn once, when every layer's read has answered: a chart that redraws as each layer arrives jumps under the eye
-  const layersReady = !!key.data && !!meioScenarios.data && !!supplyScenarios.data
+  const layersReady = !!item && !!meioScenarios.data && !!supplyScenarios.data
     && [vega, outliers, targets, inventory, orders, originForecast].every((q) => !q.isLoading);
   const spec = useMemo(() => {
     if (!vega.data || !layersReady) return null;
