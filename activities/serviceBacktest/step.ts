@@ -50,7 +50,7 @@ export const serviceBacktestStep: SeriesStepHandler = {
     for (const s of sites) sitesOf.set(s.item_id, [...(sitesOf.get(s.item_id) ?? []), s]);
     const models = pipelineModels(params);
     const rows: BacktestRow[] = [];
-    let skipped = 0;
+    const skipped = new Map<string, number>();
     itemIds.forEach((itemId, i) => {
       if (i % CHECKPOINT_EVERY === 0) checkpoint({ index: run.index, phase: 'service-backtest', done: i });
       const item: BacktestItemInput = {
@@ -75,14 +75,15 @@ export const serviceBacktestStep: SeriesStepHandler = {
         originWeeks: settings.origin_weeks, mode: settings.shortage_mode, warmupWeeks: settings.warmup_weeks, peers: settings.peers, sweepTargets: settings.sweep_targets,
       });
       rows.push(...r.rows);
-      skipped += r.skipped.length;
+      // the reason's kind only (its text before a colon), so the note stays one line
+      for (const k of r.skipped) skipped.set(k.reason.split(':')[0], (skipped.get(k.reason.split(':')[0]) ?? 0) + 1);
     });
     const written = await replaceServiceBacktestResults(run.tx, pipelineId, scenarioId, itemIds, rows, settings.shortage_mode, run.jobId);
     const ours = rows.filter((r) => r.variant === 'target' && r.result.fillRate !== null);
     const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
     return {
       rows: written,
-      note: `scenario ${scenarioId}: ${ours.length} SKU-site replays, mean fill rate ${pct(mean(ours.map((r) => r.result.fillRate!)))} against a mean target of ${pct(mean(ours.map((r) => r.targetService)))}${skipped ? `; ${skipped} SKU-site origins skipped` : ''}`,
+      note: `scenario ${scenarioId}: ${ours.length} SKU-site replays, mean fill rate ${pct(mean(ours.map((r) => r.result.fillRate!)))} against a mean target of ${pct(mean(ours.map((r) => r.targetService)))}${skipped.size ? `; skipped: ${[...skipped].map(([reason, n]) => `${n} ${reason}`).join(', ')}` : ''}`,
     };
   },
   async finalize(run) {
