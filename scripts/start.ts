@@ -42,6 +42,9 @@ function startChild(name: string, script: string, env: NodeJS.ProcessEnv, logFil
   return { name, process: child, logFile, tail: () => last.join('\n') };
 }
 
+const RESTART_LIMIT = Number(process.env.RESTART_LIMIT ?? 5);
+const RESTART_WINDOW_MS = 10 * 60_000;
+
 const howEnded = (code: number | null, signal: NodeJS.Signals | null) => (signal ? `killed by ${signal}` : `exited with code ${code}`);
 
 const indent = (text: string) => (text.trim() ? text.trimEnd().split('\n').map((l) => `    ${l}`).join('\n') : '    (no output)');
@@ -131,8 +134,9 @@ async function main(): Promise<void> {
   ownSignals();
 
   /**
-   * One piece of the stack died on its own: a stack without it only half works (no jobs without the worker or
-   * Temporal, nothing at all without PostgreSQL), so say which one, how and its last words, then stop the rest.
+   * One piece of the stack died on its own (PostgreSQL or Temporal, or the worker or API past its restart limit): a
+   * stack without it only half works (no jobs without Temporal, nothing at all without PostgreSQL), so say which one,
+   * how and its last words, then stop the rest.
    */
   const died = (name: string, how: string, lastLines: string, source: string) => {
     if (stopping) return;
@@ -183,11 +187,39 @@ async function main(): Promise<void> {
     const childEnv = { ...process.env, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, PORT: String(env.port) };
     say(await ensureWebAppBuilt());
     say('starting worker and API');
-    worker = startChild('worker', 'temporal/worker.ts', childEnv, path.join(logDir, 'worker.log'));
-    api = startChild('api', 'api/main.ts', childEnv, path.join(logDir, 'api.log'));
-    for (const child of [worker, api]) {
-      child.process.once('exit', (code, signal) => died(child.name === 'api' ? 'API' : child.name, howEnded(code, signal), child.tail(), child.logFile));
-    }
+    /**
+     * The worker and the API hold no state of their own (a step a worker left half done is finished by the next,
+     * with the same results), so one that dies is started again in place, after 1, 2, 4 … 30 s, each restart said in
+     * the log, as compose's `restart: unless-stopped` does in production. Past RESTART_LIMIT restarts (5) within
+     * 10 minutes something is wrong that a restart will not mend: the stack stops with the reason.
+     */
+    const supervise = (name: 'worker' | 'api', script: string, keep: (c: Child) => void) => {
+      const label = name === 'api' ? 'API' : name;
+      const restarts: number[] = [];
+      const launch = () => {
+        const child = startChild(name, script, childEnv, path.join(logDir, `${name}.log`));
+        keep(child);
+        child.process.once('exit', (code, signal) => {
+          if (stopping) return;
+          const how = howEnded(code, signal);
+          const now = Date.now();
+          while (restarts.length && now - restarts[0] > RESTART_WINDOW_MS) restarts.shift();
+          if (restarts.length >= RESTART_LIMIT) {
+            died(label, `${how} (restarted ${restarts.length} time${restarts.length === 1 ? '' : 's'} within ${RESTART_WINDOW_MS / 60_000} min, the limit)`, child.tail(), child.logFile);
+            return;
+          }
+          restarts.push(now);
+          const delay = Math.min(30_000, 1000 * 2 ** (restarts.length - 1));
+          console.error(`==> ${label} ${how}; restarting it in ${delay / 1000} s (restart ${restarts.length} of ${RESTART_LIMIT} within ${RESTART_WINDOW_MS / 60_000} min). Last lines of ${child.logFile}:\n${indent(child.tail())}`);
+          setTimeout(() => {
+            if (!stopping) launch();
+          }, delay);
+        });
+      };
+      launch();
+    };
+    supervise('worker', 'temporal/worker.ts', (c) => (worker = c));
+    supervise('api', 'api/main.ts', (c) => (api = c));
     await waitFor(() => isPortOpen(env.port), 120000, 'the API to listen');
     const health = await workerHealth(temporalAddress, env.temporalNamespace, env.taskQueue);
     say(`worker healthy: PostgreSQL ${health.server_version}, ${health.accounts} account(s)`);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { isPortOpen } from '../../lib/net';
+import { isPortOpen, waitFor } from '../../lib/net';
 import { LocalStack, ROOT } from '../support/stack';
 
 const RUN = ['--import', 'tsx', 'scripts/start.ts'];
@@ -76,7 +76,8 @@ describe('the stack launcher when one of its processes dies', () => {
 
   beforeAll(async () => {
     // no demo data: the first start stays short, and what is under test is the log and the processes
-    stack = await LocalStack.create({ DEMO_SERIES: '0' });
+    // one restart allowed: the first kill of the worker is restarted in place, the second stops the stack
+    stack = await LocalStack.create({ DEMO_SERIES: '0', RESTART_LIMIT: '1' });
     await stack.launch([process.execPath, ...RUN]);
   }, 300_000);
 
@@ -104,11 +105,24 @@ describe('the stack launcher when one of its processes dies', () => {
     for (const port of [stack.ports.api, stack.ports.pg, stack.ports.temporal, stack.ports.ui]) expect([port, await isPortOpen(port)]).toEqual([port, false]);
   };
 
-  test('the worker killed with SIGKILL: the launcher names it, says how it ended, stops the rest and exits 1', async () => {
+  const workerPids = () =>
+    spawnSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' }).stdout.split('\n').map((l) => l.trim().split(/\s+/))
+      .filter(([, ppid, ...args]) => Number(ppid) === stack.child.pid && args.join(' ').includes('temporal/worker.ts')).map(([pid]) => Number(pid));
+
+  test('the worker killed with SIGKILL is restarted in place, said in the log; killed again past RESTART_LIMIT, the stack stops and exits 1', async () => {
+    const [first] = workerPids();
+    process.kill(first, 'SIGKILL');
+    await waitFor(async () => /==> worker killed by SIGKILL; restarting it in 1 s \(restart 1 of 1 within 10 min\)\. Last lines of \S+worker\.log:\n {4}\S/.test(stack.output), 30_000, 'the restart to be announced');
+    await waitFor(async () => workerPids().some((p) => p !== first), 30_000, 'the worker to be started again');
+    expect(workerPids().filter((p) => p !== first)).toHaveLength(1);
+    // the rest of the stack never stopped
+    expect(stack.child.exitCode).toBeNull();
+    expect(await isPortOpen(stack.ports.api)).toBe(true);
+
     expect(await killChild('temporal/worker.ts')).toBe(1);
-    expect(stack.output).toMatch(/==> worker killed by SIGKILL; stopping the rest of the stack\. Last lines of \S+worker\.log:\n {4}\S/);
+    expect(stack.output).toMatch(/==> worker killed by SIGKILL \(restarted 1 time within 10 min, the limit\); stopping the rest of the stack\. Last lines of \S+worker\.log:\n {4}\S/);
     await allStopped();
-  }, 60_000);
+  }, 240_000);
 
   test('the Temporal dev server killed with SIGKILL: the same, with the last lines of its log', async () => {
     await stack.launch([process.execPath, ...RUN]);
