@@ -16,6 +16,14 @@ export default defineConfig({
     // Vega is loaded on the first chart (dynamic import), so the first page's JavaScript stays small
     chunkSizeWarningLimit: 1500,
     sourcemap: false,
+    rolldownOptions: {
+      // React Query marks its modules "use client" for server-component bundlers; in a client-only bundle the
+      // directive means nothing, and its warning (dozens of framed lines per build) buried the start command's log
+      onwarn(warning, warn) {
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        warn(warning);
+      },
+    },
   },
   server: { proxy: { '/api': 'http://localhost:8002', '/openapi.json': 'http://localhost:8002' } },
 });
