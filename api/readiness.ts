@@ -54,7 +54,8 @@ export function readinessMiddleware(deps: AppDeps, lifecycle: Lifecycle): Koa.Mi
     } else {
       try {
         const { client } = deps.temporal;
-        await within(CHECK_TIMEOUT_MS, 'Temporal', client.workflowService.getSystemInfo({}));
+        // a gRPC deadline, not only a race: a call left pending on a server that never answers would outlive the probe
+        await within(CHECK_TIMEOUT_MS, 'Temporal', client.connection.withDeadline(Date.now() + CHECK_TIMEOUT_MS, () => client.workflowService.getSystemInfo({})));
         checks.temporal = 'ok';
       } catch (err) {
         checks.temporal = problem(err);
