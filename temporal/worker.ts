@@ -33,6 +33,7 @@ export interface RunningWorker {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** the worker process's (main) grace; in-process workers (tests) keep the SDK's, which cancels at once */
 const DEFAULT_SHUTDOWN_GRACE = (process.env.WORKER_SHUTDOWN_GRACE || '60s') as Duration;
 
 /** The worker is often launched next to the dev server, so the first attempts may find nothing listening yet. */
@@ -58,7 +59,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<RunningWorker> 
     // A SIGTERM (a deploy, a scale-down, the launcher restarting us) stops polling at once; a chunk already running
     // gets this long to finish and report, and past it is cancelled and retried by another worker (it heartbeats).
     const shared = {
-      shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE,
+      ...(opts.shutdownGraceTime ? { shutdownGraceTime: opts.shutdownGraceTime } : {}),
       ...(opts.metrics ? { interceptors: { activity: [opts.metrics.interceptor()] } } : {}),
     };
     worker = await Worker.create({
@@ -139,6 +140,7 @@ async function main(): Promise<void> {
     taskQueue: env.taskQueue,
     shutdownSignal: stop.signal,
     metrics,
+    shutdownGraceTime: DEFAULT_SHUTDOWN_GRACE,
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
   await running.finished;
