@@ -16,13 +16,21 @@ interface JestReport {
 
 const ROOT = path.join(__dirname, '..');
 
+/** A suite's path in the repository, also for a report of another clone (CI runs the test command in a fresh one). */
+function repoPath(absolute: string): string {
+  const inThisTree = path.relative(ROOT, absolute);
+  if (!inThisTree.startsWith('..')) return inThisTree;
+  const at = absolute.lastIndexOf(`${path.sep}test${path.sep}`);
+  return at >= 0 ? absolute.slice(at + 1) : inThisTree;
+}
+
 function main(argv: string[]): void {
   const file = argv.find((a) => !a.startsWith('--'));
   if (!file) throw new Error('usage: npm run test:timings -- <jest --json report> [--top N]');
   const top = Number(argv[argv.indexOf('--top') + 1]) || 25;
   const report = JSON.parse(fs.readFileSync(file, 'utf8')) as JestReport;
   const suites = report.testResults
-    .map((r) => ({ file: path.relative(ROOT, r.name), seconds: (r.endTime - r.startTime) / 1000, tests: r.assertionResults.length, status: r.status }))
+    .map((r) => ({ file: repoPath(r.name), seconds: (r.endTime - r.startTime) / 1000, tests: r.assertionResults.length, status: r.status }))
     .sort((a, b) => b.seconds - a.seconds);
   const seconds = Object.fromEntries([...suites].sort((a, b) => (a.file < b.file ? -1 : 1)).map((s) => [s.file, Math.round(s.seconds * 10) / 10]));
   fs.writeFileSync(path.join(ROOT, 'test/support/suiteTimings.json'), `${JSON.stringify({ measured: new Date(report.startTime).toISOString().slice(0, 10), seconds }, null, 1)}\n`);

@@ -104,7 +104,9 @@ describe('GET /ready beside GET / (liveness)', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const live = new Client({ connection: Connection.lazy({ address: process.env.TEMPORAL_ADDRESS! }) });
-    const dead = new Client({ connection: Connection.lazy({ address: '127.0.0.1:9' }) });
+    // no retry interceptor: its backoff timer would call the closed channel after the test, failing whichever file
+    // the jest worker runs next ("Channel has been shut down")
+    const dead = new Client({ connection: Connection.lazy({ address: '127.0.0.1:9', interceptors: [] }) });
     const slow = await startTestApp({
       cacheLoader: (db) => async (id) => {
         await gate;
