@@ -1,11 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import type { Client, Connection } from '@temporalio/client';
-import { connectTemporal } from '../../temporal/client';
+import { isFinished, waitForJob } from '../support/jobs';
+import { setUpEtlTenant, startWorkerProcess, type EtlTenant, type WorkerProcess } from '../support/workerProcess';
 import { sql, withTenant } from '../../db/pool';
-import { createPipeline, insertWeeklyDemand, isFinished, waitForJob } from '../support/jobs';
-import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
 
 /**
  * SIGTERM to a worker process mid-step (a deploy, `docker compose restart worker`): it stops polling, the activity it
@@ -13,55 +8,22 @@ import { startTestApp, type TestApp, type TestTenant } from '../support/testApp'
  * back the step completes with the same rows as an undisturbed run.
  */
 
-const ROOT = path.join(__dirname, '../..');
-const taskQueue = `sigterm-${randomUUID()}`;
-
-function startWorkerProcess(): { child: ChildProcess; output: () => string } {
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'temporal/worker.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', NODE_ENV: 'development', WORKER_SHUTDOWN_GRACE: '60s' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (c) => (out += c.toString()));
-  child.stderr!.on('data', (c) => (out += c.toString()));
-  return { child, output: () => out };
-}
-
-let connection: Connection;
-let client: Client;
-let t: TestApp;
-let a: TestTenant;
-let planner: string;
-let worker: ReturnType<typeof startWorkerProcess>;
-let pipelineId: number;
+let e: EtlTenant;
+let worker: WorkerProcess;
+const startWorker = () => startWorkerProcess(e.taskQueue, { WORKER_SHUTDOWN_GRACE: '60s' });
 
 beforeAll(async () => {
-  ({ connection, client } = await connectTemporal(process.env.TEMPORAL_ADDRESS!, process.env.TEMPORAL_NAMESPACE ?? 'default'));
-  t = await startTestApp({ temporal: { client, taskQueue } });
-  a = await t.newTenant('sigterm');
-  planner = await t.login(a.planner);
-  pipelineId = await createPipeline(t, planner, 'Sigterm');
-  await insertWeeklyDemand(t.db, a.accountId, 1000, 156);
-  await t.call('post', '/api/config/update', { token: await t.login(a.admin), body: { updates: [{ path: 'pipeline.chunk_size', value: 25 }, { path: 'pipeline.n_workers', value: 1 }] } });
-  worker = startWorkerProcess();
+  e = await setUpEtlTenant('sigterm', 1000);
+  worker = startWorker();
 }, 120_000);
 
 afterAll(async () => {
   worker?.child.kill('SIGKILL');
-  await t.close();
-  await connection.close();
+  await e?.close();
 });
 
-const snapshot = () =>
-  withTenant(t.db, a.accountId, (tx) =>
-    tx.one(sql.unsafe`
-      SELECT count(*)::int AS rows, sum(y)::float8 AS total,
-        md5(string_agg(item_id || ',' || site_id || ',' || week || ',' || y, ';' ORDER BY item_id, site_id, week)) AS digest
-      FROM series_weekly`),
-  );
-
 test('a worker sent SIGTERM mid-step finishes its activity, exits 0, and the step completes with the same results', async () => {
+  const { t, client, tenant: a, planner, pipelineId, snapshot } = e;
   const first = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: pipelineId } });
   expect((await waitForJob(t, planner, first.body.job_id, isFinished, 180_000)).status).toBe('completed');
   const undisturbed = await snapshot();
@@ -82,7 +44,7 @@ test('a worker sent SIGTERM mid-step finishes its activity, exits 0, and the ste
   const started = events.filter((e) => e.activityTaskStartedEventAttributes).map((e) => Number(e.activityTaskStartedEventAttributes!.attempt));
   expect(started.every((attempt) => attempt === 1)).toBe(true);
 
-  worker = startWorkerProcess();
+  worker = startWorker();
   const done = await waitForJob(t, planner, second.body.job_id, isFinished, 180_000);
   expect([done.status, done.error]).toEqual(['completed', null]);
   expect(await snapshot()).toEqual(undisturbed);

@@ -1,64 +1,24 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
-import { connectTemporal } from '../../temporal/client';
-import { sql, withTenant } from '../../db/pool';
 import { createPipeline, insertWeeklyDemand, isFinished, waitForJob } from '../support/jobs';
 import { workflowBundle } from '../support/temporal';
-import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
-import type { Client, Connection } from '@temporalio/client';
+import { setUpEtlTenant, startWorkerProcess, type EtlTenant, type WorkerProcess } from '../support/workerProcess';
+import { sql, withTenant } from '../../db/pool';
 
-const ROOT = path.join(__dirname, '../..');
-const taskQueue = `crash-${randomUUID()}`;
-
-/** A worker as its own OS process, exactly as production runs it, so it can be killed with SIGKILL. */
-function startWorkerProcess(): { child: ChildProcess; output: () => string } {
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'temporal/worker.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', NODE_ENV: 'development' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (c) => (out += c.toString()));
-  child.stderr!.on('data', (c) => (out += c.toString()));
-  return { child, output: () => out };
-}
-
-let connection: Connection;
-let client: Client;
-let t: TestApp;
-let a: TestTenant;
-let planner: string;
-let worker: ReturnType<typeof startWorkerProcess>;
-let pipelineId: number;
+let e: EtlTenant;
+let worker: WorkerProcess;
 
 beforeAll(async () => {
-  ({ connection, client } = await connectTemporal(process.env.TEMPORAL_ADDRESS!, process.env.TEMPORAL_NAMESPACE ?? 'default'));
-  t = await startTestApp({ temporal: { client, taskQueue } });
-  a = await t.newTenant('durable');
-  planner = await t.login(a.planner);
-  pipelineId = await createPipeline(t, planner, 'Durable');
-  await insertWeeklyDemand(t.db, a.accountId, 1500, 156);
-  await t.call('post', '/api/config/update', { token: await t.login(a.admin), body: { updates: [{ path: 'pipeline.chunk_size', value: 25 }, { path: 'pipeline.n_workers', value: 1 }] } });
-  worker = startWorkerProcess();
+  e = await setUpEtlTenant('durable', 1500);
+  worker = startWorkerProcess(e.taskQueue);
 }, 120_000);
 
 afterAll(async () => {
   worker?.child.kill('SIGKILL');
-  await t.close();
-  await connection.close();
+  await e?.close();
 });
 
-const snapshot = () =>
-  withTenant(t.db, a.accountId, (tx) =>
-    tx.one(sql.unsafe`
-      SELECT count(*)::int AS rows, sum(y)::float8 AS total,
-        md5(string_agg(item_id || ',' || site_id || ',' || week || ',' || y, ';' ORDER BY item_id, site_id, week)) AS digest
-      FROM series_weekly`),
-  );
-
 test('a worker killed with SIGKILL mid-step is replaced and the job finishes with the same results', async () => {
+  const { t, tenant: a, planner, pipelineId, snapshot } = e;
   const first = await t.call('post', '/api/pipeline/run/etl', { token: planner, body: { pipeline_id: pipelineId } });
   expect((await waitForJob(t, planner, first.body.job_id, isFinished, 120_000)).status).toBe('completed');
   const undisturbed = await snapshot();
@@ -77,7 +37,7 @@ test('a worker killed with SIGKILL mid-step is replaced and the job finishes wit
   expect(orphan.body.status).toBe('running');
   expect(orphan.body.temporal_status).toBe('RUNNING');
 
-  worker = startWorkerProcess();
+  worker = startWorkerProcess(e.taskQueue);
   const done = await waitForJob(t, planner, second.body.job_id, isFinished, 120_000);
   expect(done.status).toBe('completed');
   expect(done.result).toEqual({ step: 'etl', series: 1500, rows: 1500 * 156, chunks: 60 });
@@ -85,6 +45,7 @@ test('a worker killed with SIGKILL mid-step is replaced and the job finishes wit
 }, 240_000);
 
 test('the workflows replay deterministically from their recorded histories', async () => {
+  const { t, client } = e;
   // a small tenant of its own, so run-all goes through every forecasting step in seconds
   const b = await t.newTenant('replay');
   const bPlanner = await t.login(b.planner);
