@@ -8,24 +8,26 @@
  * computed the rows, and it loads in seconds.
  *
  * Figures (issue 26's targets in brackets):
- *  - JavaScript of the first page, gzipped: the entry chunk index.html loads [< 400 KB]; the charting chunk (vega-embed,
- *    loaded on the first chart) reported apart;
+ *  - JavaScript of the first page, gzipped: the entry chunk index.html loads [< 400 KB]; the charting chunk (Vega and
+ *    Vega-Lite, loaded on the first chart) reported apart;
  *  - first page interactive: navigation start to the sign-in form accepting input, fresh browser context, no cache,
  *    median of --runs [< 1 s on loopback]; and the work queue showing its rows after signing in;
  *  - SKU-site after navigation: from the click on a work-queue row, as the page received it, to the SKU-site chart
- *    drawn (every layer's read answered, Vega-Lite compiled, SVG rendered; timed in the page by a MutationObserver),
- *    median of --runs different series [< 300 ms]; the first one, which also loads the charting chunk, apart.
+ *    drawn (every layer's read answered, the chart's rows swapped into its kept Vega view, SVG rendered; timed in the
+ *    page by a MutationObserver), median of --runs different series [< 300 ms]; the first one, which also loads the
+ *    charting chunk and compiles the chart's shape, apart.
  *
  *   npm run bench:web                       # writes the bench:web block of docs/BENCHMARKS.md
  *   npm run bench:web -- [--series 10000] [--runs 15] [--no-doc] [--keep]
- *   npm run bench:web -- --trace --runs 3   # each SKU-site navigation's requests with their start and end; docs untouched
+ *   npm run bench:web -- --trace --runs 3   # each SKU-site navigation's requests and chart steps with their start and
+ *                                           # end, then the API alone on the last one's reads; docs untouched
  */
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { createAccount } from '../db/accounts';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded';
 import { migrateAll } from '../db/migrate';
@@ -130,6 +132,29 @@ async function firstPage(browser: Browser, url: string): Promise<number> {
   return ms;
 }
 
+/**
+ * The API's side of the last SKU-site: each of its reads sent again from here, one at a time, a few times each, so a
+ * slow read shows apart from the browser's queueing of many at once.
+ */
+async function serverTimes(page: Page, url: string): Promise<void> {
+  const [token, paths] = await page.evaluate(() => [
+    (JSON.parse(sessionStorage.getItem('workbench.session') ?? '{}') as { token?: string }).token ?? '',
+    performance.getEntriesByType('resource').map((e) => e.name.replace(/^https?:\/\/[^/]+/, '')).filter((p) => p.startsWith('/api/')),
+  ] as const);
+  const lines: string[] = [];
+  for (const p of [...new Set(paths)].slice(-12)) {
+    const times: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const t0 = performance.now();
+      const res = await fetch(`${url}${p}`, { headers: { authorization: `Bearer ${token}` } });
+      await res.arrayBuffer();
+      times.push(performance.now() - t0);
+    }
+    lines.push(`${fixed(median(times), 1)} ms ${p}`);
+  }
+  log(`  the API alone, median of 5 sequential calls:\n    ${lines.join('\n    ')}`);
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM} (scripts/ensure-chromium.sh, or CHROMIUM_PATH)`);
@@ -217,8 +242,12 @@ async function main(): Promise<void> {
       if (args.trace) {
         const entries = await page.evaluate((from) => performance.getEntriesByType('resource').filter((e) => e.startTime >= from)
           .map((e) => `${Math.round(e.startTime - from)}–${Math.round((e as unknown as { responseEnd: number }).responseEnd - from)} ms ${e.name.replace(/^https?:\/\/[^/]+/, '')}`), start);
-        log(`  requests:\n    ${entries.join('\n    ')}`);
+        // the chart's own steps, as web/src/lib/vegaView.ts marks them
+        const steps = await page.evaluate((from) => performance.getEntriesByType('measure').filter((e) => e.startTime >= from)
+          .map((e) => `${Math.round(e.startTime - from)}–${Math.round(e.startTime + e.duration - from)} ms ${e.name}`), start);
+        log(`  requests and chart steps:\n    ${[...entries, ...steps].join('\n    ')}`);
       }
+      if (args.trace && i === args.runs) await serverTimes(page, url);
       if (i === 0) firstSku = ms;
       else sku.push(ms);
       log(`SKU-site ${uid}: ${fixed(ms, 0)} ms${i === 0 ? ' (first: loads the charting chunk)' : ''}`);
@@ -230,7 +259,7 @@ async function main(): Promise<void> {
     const head = ['figure', 'measured', 'target'];
     const rows = [
       ['JavaScript of the first page, gzipped', `${fixed(sizes.entry / 1024, 1)} KB`, '< 400 KB'],
-      ['charting chunk (vega-embed, on the first chart), gzipped', `${fixed(sizes.lazy / 1024, 1)} KB`, 'not on the first page'],
+      ['charting chunk (Vega and Vega-Lite, on the first chart), gzipped', `${fixed(sizes.lazy / 1024, 1)} KB`, 'not on the first page'],
       [`first page interactive (sign-in form), median of ${args.runs}, p90`, `${fixed(median(first), 0)} ms, ${fixed(p90(first), 0)} ms`, '< 1000 ms'],
       ['work queue with its rows after "Sign in"', `${fixed(queueMs, 0)} ms`, '–'],
       [`SKU-site after navigation, chart drawn, median of ${sku.length}, p90`, `${fixed(median(sku), 0)} ms, ${fixed(p90(sku), 0)} ms`, '< 300 ms'],

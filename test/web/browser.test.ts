@@ -133,10 +133,8 @@ test('the work queue shows the exception log and alerts of the demo pipeline; cl
   expect((await api('get', '/api/exception-log', { query: { pipeline_id: pipelineId, status: 'open', page: 1, page_size: 1 } })).total).toBe(log.total - 1);
 });
 
-test("a row opens its SKU-site, whose chart draws its marks from the API's numbers", async () => {
-  const first = page.locator('[data-testid=exception-table] tbody tr').first();
-  const uid = (await first.getAttribute('data-unique-id'))!;
-  await first.getByRole('link').first().click();
+/** The SKU-site chart on the page against the API's numbers: one mark per point, bar, line and rule it should draw. */
+async function expectChartFromApi(uid: string): Promise<void> {
   await page.waitForURL(new RegExp(`/app/sku/${encodeURIComponent(uid).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
   const chart = page.locator('[data-testid=sku-chart]');
   await chart.and(page.locator('[data-state=drawn]')).waitFor({ timeout: 60_000 });
@@ -170,9 +168,24 @@ test("a row opens its SKU-site, whose chart draws its marks from the API's numbe
   }
   const best = await t.call('get', `/api/series/${encodeURIComponent(uid)}/best-method`, { token, query: { pipeline_id: pipelineId } });
   if (best.status === 200) expect(await settle(() => page.locator('[data-testid=ranking] li').count(), (n) => n === best.body.ranking.length)).toBe(best.body.ranking.length);
+}
+
+test("a row opens its SKU-site, whose chart draws its marks from the API's numbers", async () => {
+  const first = page.locator('[data-testid=exception-table] tbody tr').first();
+  const uid = (await first.getAttribute('data-unique-id'))!;
+  await first.getByRole('link').first().click();
+  await expectChartFromApi(uid);
   // a planner with can_create_override gets the correction form
   expect(await settle(() => page.getByRole('button', { name: 'Save correction' }).count(), (n) => n === 1)).toBe(1);
   await expectAccessible('sku-site');
+
+  // the next SKU-site reuses the chart compiled for the first one's shape, with its own rows
+  await page.getByRole('link', { name: '← Work queue' }).click();
+  const second = page.locator('[data-testid=exception-table] tbody tr').nth(1);
+  const other = (await second.getAttribute('data-unique-id'))!;
+  expect(other).not.toBe(uid);
+  await second.getByRole('link').first().click();
+  await expectChartFromApi(other);
 });
 
 test('runs: start a step, follow its live log and see it complete; kill and the Temporal link are offered', async () => {

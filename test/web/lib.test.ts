@@ -5,6 +5,7 @@ import { may, mayDo, segmentLimited, visibleSegments, type Caller } from '../../
 import { alertsQuery, exceptionLogQuery, filtersFromSearch, pageCount, pageRange, searchFromFilters, withFilter } from '../../web/src/lib/queueQuery';
 import { SseParser } from '../../web/src/lib/sse';
 import { skuChartRows, skuChartSpec, targetRules } from '../../web/src/lib/skuChart';
+import { liftInlineData } from '../../web/src/lib/vegaData';
 
 const admin: Caller = { role: 'admin' };
 const viewer: Caller = { role: 'user', allowed_segments: [2, 5] };
@@ -146,6 +147,19 @@ describe('SKU-site chart', () => {
     expect(spec.layer.map((l) => [l.name, l.mark.type])).toEqual([['interval', 'area'], ['orders', 'bar'], ['lines', 'line'], ['outliers', 'point'], ['targets', 'rule']]);
     expect(spec.data.values).toHaveLength(9);
     expect((skuChartSpec({ ...input, targets: null }) as { layer: unknown[] }).layer).toHaveLength(4);
+  });
+
+  test("two SKU-sites' charts of the same layers share one shape: only their lifted rows differ", () => {
+    const a = liftInlineData(skuChartSpec(input));
+    const b = liftInlineData(skuChartSpec({ ...input, rows: input.rows.slice(0, 1), orders: [], targets: { reorder_point: 3, safety_stock: 1, order_up_to: 9 } }));
+    expect(a.key).toBe(b.key);
+    expect(Object.keys(a.datasets)).toEqual(['inline_0', 'inline_1']);
+    expect([a.datasets.inline_0.length, b.datasets.inline_0.length]).toEqual([9, 5]);
+    expect(b.datasets.inline_1).toEqual([{ target: 'safety stock', value: 1 }, { target: 'reorder point', value: 3 }, { target: 'order-up-to', value: 9 }]);
+    const shape = a.shape as { data: unknown; layer: Array<{ data?: unknown }> };
+    expect([shape.data, shape.layer[4].data]).toEqual([{ name: 'inline_0' }, { name: 'inline_1' }]);
+    // without target rules the chart has a layer less: another shape, compiled apart
+    expect(liftInlineData(skuChartSpec({ ...input, targets: null })).key).not.toBe(a.key);
   });
 });
 

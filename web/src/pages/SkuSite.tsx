@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
 import { api, ApiError, must } from '../api/client';
 import { VegaChart } from '../components/VegaChart';
@@ -31,12 +31,16 @@ export function SkuSite() {
   const [pegged, setPegged] = useState<number | null>(null);
   const path = { unique_id: uid };
   const enabled = pid !== undefined;
+  // the side panels' reads wait for the chart's: a browser sends six requests to a host at once, and the chart is
+  // what the planner came for (set per series, so the next SKU-site waits again)
+  const [sideReadsFor, setSideReadsFor] = useState<string | null>(null);
+  const sideReads = sideReadsFor === uid;
 
   const key = useQuery({ queryKey: ['sku-key', uid], queryFn: async () => must(await api.GET('/api/adjustments/{unique_id}', { params: { path } })) });
   const vega = useQuery({ queryKey: ['vega', uid, pid], enabled, queryFn: async () => must(await api.GET('/api/series/{unique_id}/vega-spec', { params: { path, query: { pipeline_id: pid } } })) });
   const outliers = useQuery({ queryKey: ['outliers', uid, pid], enabled, queryFn: () => optional(api.GET('/api/series/{unique_id}/outliers', { params: { path, query: { pipeline_id: pid } } })) });
-  const best = useQuery({ queryKey: ['best', uid, pid], enabled, queryFn: () => optional(api.GET('/api/series/{unique_id}/best-method', { params: { path, query: { pipeline_id: pid } } })) });
-  const explanation = useQuery({ queryKey: ['explain', uid, pid], enabled, queryFn: () => optional(api.GET('/api/series/{unique_id}/method-explanation', { params: { path, query: { pipeline_id: pid } } })) });
+  const best = useQuery({ queryKey: ['best', uid, pid], enabled: enabled && sideReads, queryFn: () => optional(api.GET('/api/series/{unique_id}/best-method', { params: { path, query: { pipeline_id: pid } } })) });
+  const explanation = useQuery({ queryKey: ['explain', uid, pid], enabled: enabled && sideReads, queryFn: () => optional(api.GET('/api/series/{unique_id}/method-explanation', { params: { path, query: { pipeline_id: pid } } })) });
   const meioScenarios = useQuery({ queryKey: ['meio-scenarios'], queryFn: async () => must(await api.GET('/api/meio/scenarios', { params: { query: { limit: 100 } } })) });
   const supplyScenarios = useQuery({ queryKey: ['supply-scenarios'], queryFn: async () => must(await api.GET('/api/supply/scenarios', { params: { query: { limit: 100 } } })) });
   const meioId = (meioScenarios.data?.find((s) => s.is_default) ?? meioScenarios.data?.[0])?.id;
@@ -56,11 +60,11 @@ export function SkuSite() {
     queryKey: ['orders', uid, pid, supplyId], enabled: enabled && !!item && supplyId !== undefined,
     queryFn: async () => must(await api.GET('/api/supply/orders', { params: { query: { pipeline_id: pid!, scenario_id: supplyId!, ...item!, include_firm: true, limit: 200 } } })),
   });
-  const chain = useQuery({ queryKey: ['chain', item?.item_id, item?.site_id], enabled: !!item, queryFn: async () => must(await api.GET('/api/supersession/item/{item_id}', { params: { path: { item_id: item!.item_id }, query: { site_id: item!.site_id } } })) });
-  const maintenance = useQuery({ queryKey: ['maintenance', uid], enabled: !!item, queryFn: async () => must(await api.GET('/api/maintenance/demand/series', { params: { query: { ...item! } } })) });
+  const chain = useQuery({ queryKey: ['chain', item?.item_id, item?.site_id], enabled: !!item && sideReads, queryFn: async () => must(await api.GET('/api/supersession/item/{item_id}', { params: { path: { item_id: item!.item_id }, query: { site_id: item!.site_id } } })) });
+  const maintenance = useQuery({ queryKey: ['maintenance', uid], enabled: !!item && sideReads, queryFn: async () => must(await api.GET('/api/maintenance/demand/series', { params: { query: { ...item! } } })) });
   const causalScenarios = useQuery({ queryKey: ['causal-scenarios'], queryFn: async () => must(await api.GET('/api/causal/scenarios', { params: { query: { limit: 20 } } })) });
   const causalId = causalScenarios.data?.[0]?.id;
-  const causal = useQuery({ queryKey: ['causal', uid, causalId, pid], enabled: !!item && causalId !== undefined, queryFn: () => optional(api.GET('/api/causal/results', { params: { query: { scenario_id: causalId!, pipeline_id: pid, ...item!, limit: 520 } } })) });
+  const causal = useQuery({ queryKey: ['causal', uid, causalId, pid], enabled: !!item && sideReads && causalId !== undefined, queryFn: () => optional(api.GET('/api/causal/results', { params: { query: { scenario_id: causalId!, pipeline_id: pid, ...item!, limit: 520 } } })) });
   const origins = useQuery({ queryKey: ['origins', uid, pid], enabled: enabled && showOrigins, queryFn: () => optional(api.GET('/api/forecasts/{unique_id}/origins', { params: { path, query: { pipeline_id: pid } } })) });
   const originForecast = useQuery({ queryKey: ['origin', uid, pid, origin], enabled: enabled && !!origin, queryFn: async () => must(await api.GET('/api/forecasts/{unique_id}/origins/{origin_date}', { params: { path: { unique_id: uid, origin_date: origin }, query: { pipeline_id: pid } } })) });
   const pegging = useQuery({ queryKey: ['pegging', pegged], enabled: pegged !== null && supplyId !== undefined, queryFn: async () => must(await api.GET('/api/supply/orders/{order_id}/pegging', { params: { path: { order_id: pegged! }, query: { pipeline_id: pid!, scenario_id: supplyId! } } })) });
@@ -69,6 +73,10 @@ export function SkuSite() {
   // drawn once, when every layer's read has answered: a chart that redraws as each layer arrives jumps under the eye
   const layersReady = !!item && !!meioScenarios.data && !!supplyScenarios.data
     && [vega, outliers, targets, inventory, orders, originForecast].every((q) => !q.isLoading);
+  const chartReadsSettled = layersReady || [key, vega, meioScenarios, supplyScenarios].some((q) => q.isError);
+  useEffect(() => {
+    if (chartReadsSettled) setSideReadsFor(uid);
+  }, [chartReadsSettled, uid]);
   const spec = useMemo(() => {
     if (!vega.data || !layersReady) return null;
     return skuChartSpec({
@@ -92,9 +100,7 @@ export function SkuSite() {
       <h1 id="sku-title">SKU-site {uid}</h1>
       <div className="sku-grid">
         <div className="panel wide">
-          {vega.isPending || !spec ? (vega.isError ? <Failed error={vega.error} /> : <Loading what="the chart" />) : (
-            <VegaChart spec={spec} label={`Demand, forecast, stock targets and supply of ${uid}`} testId="sku-chart" />
-          )}
+          {vega.isError ? <Failed error={vega.error} /> : <VegaChart spec={spec} label={`Demand, forecast, stock targets and supply of ${uid}`} testId="sku-chart" />}
           <div className="row">
             {!showOrigins ? <button type="button" onClick={() => setShowOrigins(true)}>Show backtest origins</button> : origins.isPending ? <Loading what="origins" /> : (
               <label>Backtest origin
