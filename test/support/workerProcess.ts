@@ -14,12 +14,15 @@ export interface WorkerProcess {
   output: () => string;
 }
 
-/** A worker as its own OS process, exactly as production runs it, so a test can signal or kill it. */
+/**
+ * A worker as its own OS process, exactly as production runs it, so a test can signal or kill it; it loads the run's
+ * workflow bundle (WORKFLOW_BUNDLE) instead of running webpack again.
+ */
 export function startWorkerProcess(taskQueue: string, env: NodeJS.ProcessEnv = {}): WorkerProcess {
   let out = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'temporal/worker.ts'], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', NODE_ENV: 'development', ...env },
+    env: { ...process.env, WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'info', NODE_ENV: 'development', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (c) => (out += c.toString()));

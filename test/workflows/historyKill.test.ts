@@ -11,10 +11,10 @@ import { startTestApp, type TestApp, type TestTenant } from '../support/testApp'
 const ROOT = path.join(__dirname, '../..');
 const taskQueue = `freeze-kill-${randomUUID()}`;
 
-/** A worker as its own OS process, as production runs it, so that it can be killed with SIGKILL mid-freeze. */
+/** A worker as its own OS process, as production runs it, so that it can be killed with SIGKILL mid-freeze (on the run's workflow bundle). */
 function startWorkerProcess(): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'temporal/worker.ts'], {
-    cwd: ROOT, env: { ...process.env, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn', NODE_ENV: 'development' }, stdio: 'ignore',
+    cwd: ROOT, env: { ...process.env, WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE, TEMPORAL_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn', NODE_ENV: 'development' }, stdio: 'ignore',
   });
 }
 
