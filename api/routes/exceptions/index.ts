@@ -1,6 +1,7 @@
 import {
   exceptionLogPage, forecastDetail, getExceptionLogRow, ioDetail, listExceptionLog, preloadFacts, setExceptionStatus, supplyDetail, type ExceptionLogRow,
 } from '../../../db/exceptionLog';
+import { addExceptionComment, listExceptionComments } from '../../../db/exceptionComments';
 import { getPipeline } from '../../../db/pipelines';
 import { withTenant, type Tx } from '../../../db/pool';
 import { latestSupplyRun } from '../../../db/supplyReads';
@@ -11,8 +12,8 @@ import { badRequest, notFound } from '../../errors';
 import { answerKey } from '../../planReads';
 import { newJobId, requireTemporal, startJob } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
-import { errors, int4, obj, out } from '../schemas';
-import { requireViewableSegment } from '../segments/access';
+import { errors, int4, nullable, obj, out } from '../schemas';
+import { requireViewableSegment, visibleSeries } from '../segments/access';
 
 const STATUSES = ['open', 'resolved', 'snoozed'];
 const RULES = 'Rules and thresholds: docs/EXCEPTIONS.md.';
@@ -28,6 +29,15 @@ const itemSchema = out({
 const view = (r: ExceptionLogRow) => ({
   id: r.id, pipeline_id: r.pipeline_id, item_id: r.item_id, site_id: r.site_id, exception_types: r.exception_types, issues: r.issues,
   status: r.status, snoozed_until: r.snoozed_until, item_name: r.item_name, item_code: r.item_code, site_name: r.site_name, unique_id: r.unique_id,
+});
+
+const COMMENT_MAX = 2000;
+const COMMENTS = 'Comments are an extra beyond the spec (the workbench\'s work queue): a history per row, oldest first, each with its author and time; '
+  + 'they need the row\'s series in your segments (403 otherwise).';
+const commentText = (description: string) => ({ type: 'string', minLength: 1, maxLength: COMMENT_MAX, pattern: '\\S', description });
+const commentSchema = out({
+  id: { type: 'integer' }, exception_id: { type: 'integer' }, author: { type: 'string' }, comment: { type: 'string' },
+  status: { ...nullable({ type: 'string', enum: STATUSES }), description: 'the status set with this comment; null for a comment alone' }, created_at: { type: 'string', format: 'date-time' },
 });
 
 const pipelineParam = { ...int4(1), description: 'the pipeline (required)' };
@@ -132,19 +142,59 @@ export function registerExceptionRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'patch', path: '/api/exception-log/{exception_id}/status', tag,
     summary: 'Set the planner\'s status of a row',
-    description: 'Status open, resolved or snoozed (anything else is a 400). A snoozed row stays snoozed through refreshes until `snoozed_until` (default: 7 days from today), then opens again. The change is recorded in the audit log with the old and new status.',
+    description: 'Status open, resolved or snoozed (anything else is a 400). A snoozed row stays snoozed through refreshes until `snoozed_until` (default: 7 days from today), then opens again. '
+      + `\`comment\` (not in the spec; 1–${COMMENT_MAX} characters, not only spaces) is kept with the row as a comment recording the status it came with (GET /api/exception-log/{exception_id}/comments). ${COMMENTS} `
+      + 'The change is recorded in the audit log with the old and new status and the comment.',
     params: exceptionParams,
-    body: obj({ status: { type: 'string', enum: STATUSES }, snoozed_until: { type: 'string', format: 'date' } }, ['status']),
+    body: obj({
+      status: { type: 'string', enum: STATUSES }, snoozed_until: { type: 'string', format: 'date' },
+      comment: commentText('not in the spec: why, kept in the row\'s comment history with the status'),
+    }, ['status']),
     audit: { entityType: 'exception_log', action: 'status' },
     responses: { 200: { description: 'the row', schema: itemSchema }, ...errors(400, 403, 404) },
     handler: (ctx, { params, body, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       const before = await rowOr404(tx, params.exception_id);
       if (body.snoozed_until !== undefined && body.status !== 'snoozed') throw badRequest('snoozed_until: only with status snoozed');
+      if (body.comment !== undefined) await visibleSeries(tx, user, before.unique_id, { mustExist: false });
       const until = body.status === 'snoozed' ? body.snoozed_until ?? new Date(Date.now() + 7 * DAY_MS).toISOString().slice(0, 10) : null;
       await setExceptionStatus(tx, params.exception_id, body.status, until);
+      const comment = body.comment === undefined ? undefined : await addExceptionComment(tx, params.exception_id, user.email, body.comment, body.status);
       const after = (await getExceptionLogRow(tx, params.exception_id))!;
-      ctx.state.audit = { ...ctx.state.audit, entityId: String(params.exception_id), oldValue: { status: before.status, snoozed_until: before.snoozed_until }, newValue: { status: after.status, snoozed_until: after.snoozed_until } };
+      ctx.state.audit = {
+        ...ctx.state.audit, entityId: String(params.exception_id), oldValue: { status: before.status, snoozed_until: before.snoozed_until },
+        newValue: { status: after.status, snoozed_until: after.snoozed_until, ...(comment ? { comment_id: comment.id, comment: comment.comment } : {}) },
+      };
       return view(after);
+    }),
+  });
+
+  defineRoute(table, {
+    method: 'get', path: '/api/exception-log/{exception_id}/comments', tag,
+    summary: 'The comments of a row, oldest first (not in the spec)',
+    description: `Every comment planners left on the row, with a status change (PATCH …/status with \`comment\`) or alone (POST …/comments). ${COMMENTS} 404 for an unknown row.`,
+    params: exceptionParams,
+    responses: { 200: { description: 'the comments, oldest first', schema: { type: 'array', items: commentSchema } }, ...errors(403, 404) },
+    handler: (ctx, { params, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
+      const row = await rowOr404(tx, params.exception_id);
+      await visibleSeries(tx, user, row.unique_id, { mustExist: false });
+      return listExceptionComments(tx, row.id);
+    }),
+  });
+
+  defineRoute(table, {
+    method: 'post', path: '/api/exception-log/{exception_id}/comments', tag, status: 201,
+    summary: 'Comment on a row without changing its status (not in the spec)',
+    description: `Adds a comment (1–${COMMENT_MAX} characters, not only spaces) to the row's history; its \`status\` is null, the row's status is unchanged. ${COMMENTS} 404 for an unknown row. Audited (entity exception_comment, action create) with the comment.`,
+    params: exceptionParams,
+    body: obj({ comment: commentText('the comment') }, ['comment']),
+    audit: { entityType: 'exception_comment', action: 'create' },
+    responses: { 201: { description: 'the comment', schema: commentSchema }, ...errors(400, 403, 404) },
+    handler: (ctx, { params, body, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
+      const row = await rowOr404(tx, params.exception_id);
+      await visibleSeries(tx, user, row.unique_id, { mustExist: false });
+      const comment = await addExceptionComment(tx, row.id, user.email, body.comment, null);
+      ctx.state.audit = { ...ctx.state.audit, entityId: String(comment.id), newValue: { exception_id: row.id, comment: comment.comment } };
+      return comment;
     }),
   });
 

@@ -4316,9 +4316,33 @@ export interface paths {
         head?: never;
         /**
          * Set the planner's status of a row
-         * @description Status open, resolved or snoozed (anything else is a 400). A snoozed row stays snoozed through refreshes until `snoozed_until` (default: 7 days from today), then opens again. The change is recorded in the audit log with the old and new status.
+         * @description Status open, resolved or snoozed (anything else is a 400). A snoozed row stays snoozed through refreshes until `snoozed_until` (default: 7 days from today), then opens again. `comment` (not in the spec; 1–2000 characters, not only spaces) is kept with the row as a comment recording the status it came with (GET /api/exception-log/{exception_id}/comments). Comments are an extra beyond the spec (the workbench's work queue): a history per row, oldest first, each with its author and time; they need the row's series in your segments (403 otherwise). The change is recorded in the audit log with the old and new status and the comment.
          */
         patch: operations["patch_api_exception_log_exception_id_status"];
+        trace?: never;
+    };
+    "/api/exception-log/{exception_id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The comments of a row, oldest first (not in the spec)
+         * @description Every comment planners left on the row, with a status change (PATCH …/status with `comment`) or alone (POST …/comments). Comments are an extra beyond the spec (the workbench's work queue): a history per row, oldest first, each with its author and time; they need the row's series in your segments (403 otherwise). 404 for an unknown row.
+         */
+        get: operations["get_api_exception_log_exception_id_comments"];
+        put?: never;
+        /**
+         * Comment on a row without changing its status (not in the spec)
+         * @description Adds a comment (1–2000 characters, not only spaces) to the row's history; its `status` is null, the row's status is unchanged. Comments are an extra beyond the spec (the workbench's work queue): a history per row, oldest first, each with its author and time; they need the row's series in your segments (403 otherwise). 404 for an unknown row. Audited (entity exception_comment, action create) with the comment.
+         */
+        post: operations["post_api_exception_log_exception_id_comments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/exception-log/{exception_id}/forecast-data": {
@@ -37542,6 +37566,8 @@ export interface operations {
                     status: "open" | "resolved" | "snoozed";
                     /** Format: date */
                     snoozed_until?: string;
+                    /** @description not in the spec: why, kept in the row's comment history with the status */
+                    comment?: string;
                 };
             };
         };
@@ -37570,6 +37596,231 @@ export interface operations {
                         item_code: string;
                         site_name: string;
                         unique_id: string;
+                    };
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Unsupported content type (send application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    get_api_exception_log_exception_id_comments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description exception-log row id */
+                exception_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the comments, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        exception_id: number;
+                        author: string;
+                        comment: string;
+                        /** @description the status set with this comment; null for a comment alone */
+                        status: ("open" | "resolved" | "snoozed") | null;
+                        /** Format: date-time */
+                        created_at: string;
+                    }[];
+                };
+            };
+            /** @description Invalid body or parameters; `detail` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid, expired or revoked token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    post_api_exception_log_exception_id_comments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description exception-log row id */
+                exception_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the comment */
+                    comment: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the comment */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        exception_id: number;
+                        author: string;
+                        comment: string;
+                        /** @description the status set with this comment; null for a comment alone */
+                        status: ("open" | "resolved" | "snoozed") | null;
+                        /** Format: date-time */
+                        created_at: string;
                     };
                 };
             };
