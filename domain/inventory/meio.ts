@@ -22,7 +22,7 @@ import type { MetricMethod } from './metric';
 import { evaluateMetricTree, metricTreeCurve, type MetricStream, type MetricTree, type MetricTreeOptions } from './metricTree';
 import { buildRouteGraph, detectCycle, formatCycle, SUPPLY_ROUTE_TYPES, topologicalOrder } from './network';
 import { preferredReverseRoutes, repairLoop, type RepairLoop } from './repairLoops';
-import { evaluateRQ, reorderPointForCycleService, reorderPointForFillRate } from './rq';
+import { evaluatePeriodic, levelForPeriodicCycleService, levelForPeriodicFillRate, lowestPosition, periodicFillRate, type PeriodicDemand } from './periodicReview';
 import type { Policy, ServiceType } from './serviceTargets';
 
 
@@ -274,24 +274,30 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
     }
   }
 
-  interface Planned { s: Stocked; ltd: LeadTimeDemand; Q: number; level: number; weeklyMean: number; weeklyStd: number; cover: number }
+  interface Planned { s: Stocked; demand: PeriodicDemand; cover: LeadTimeDemand; Q: number; window: number; level: number; weeklyMean: number; weeklyStd: number; review: number }
   const planned: Planned[] = [];
   for (const s of stocked) {
     const t = s.site.target;
-    const review = t.policy === 'rQ' ? 0 : t.review_period_weeks;
-    const cover = netLeadTime.get(s.site.siteId)! + review;
-    const ltd = demandOver(s.parts, cover);
+    // weekly buckets: an (r,Q) position is looked at once a week, a one-week review; reviews fall on whole weeks
+    const review = t.policy === 'rQ' ? 1 : Math.max(1, Math.round(t.review_period_weeks));
+    const lead = netLeadTime.get(s.site.siteId)!;
+    const ends = Array.from({ length: review }, (_, k) => demandOver(s.parts, lead + k + 1));
+    const cover = ends[review - 1];
     const weekly = demandOver(s.parts, 1);
-    const discrete = ltd.kind === 'discrete';
-    const Q = t.policy === 'base_stock'
-      ? Math.max(discrete ? 1 : 1e-9, discrete ? Math.round(weekly.mean * t.review_period_weeks) || 1 : weekly.mean * t.review_period_weeks)
+    const discrete = cover.kind === 'discrete';
+    const demand: PeriodicDemand = { lead: demandOver(s.parts, lead), ends, periodMean: weekly.mean };
+    const isBase = t.policy === 'base_stock';
+    const Q = isBase
+      ? Math.max(discrete ? 1 : 1e-9, discrete ? Math.round(weekly.mean * review) || 1 : weekly.mean * review)
       : orderQuantity(s.site, weekly.mean, discrete, diagnostics.get(s.site.siteId)!);
-    const level = t.service_type === 'fill_rate' ? reorderPointForFillRate(ltd, Q, t.target_service) : reorderPointForCycleService(ltd, t.target_service);
-    planned.push({ s, ltd, Q, level, weeklyMean: weekly.mean, weeklyStd: Math.sqrt(weekly.variance), cover });
+    // base stock lifts the position to S itself (r = S − 1 on the integers); (r,Q) and (s,S) into the Q levels above r
+    const window = isBase ? (discrete ? 1 : 0) : Q;
+    const level = t.service_type === 'fill_rate' ? levelForPeriodicFillRate(demand, window, t.target_service) : levelForPeriodicCycleService(demand, t.target_service);
+    planned.push({ s, demand, cover, Q, window, level, weeklyMean: weekly.mean, weeklyStd: Math.sqrt(weekly.variance), review });
   }
 
   // the group: the item's demand sites, scored by demand-weighted service; the greedy buys the cheapest service first
-  const demandSites = planned.filter((p) => p.s.site.hasSeries && p.s.site.demand && p.weeklyMean > 0 && p.ltd.kind === 'discrete');
+  const demandSites = planned.filter((p) => p.s.site.hasSeries && p.s.site.demand && p.weeklyMean > 0 && p.cover.kind === 'discrete');
   const weightTotal = demandSites.reduce((n, p) => n + periodMoments(p.s.site.demand!).mean, 0);
   const echelonModel: EchelonModel = multiEchelon ? 'gsm' : 'single';
   let group: MeioGroupResult = {
@@ -300,22 +306,22 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
   };
   if (demandSites.length > 0 && weightTotal > 0) {
     const weights = demandSites.map((p) => periodMoments(p.s.site.demand!).mean / weightTotal);
-    const serviceOf = (p: Planned, r: number) => (p.s.site.target.service_type === 'fill_rate' ? evaluateRQ(p.ltd, r, p.Q).fillRate : p.ltd.cdf(r));
+    const serviceOf = (p: Planned, r: number) => (p.s.site.target.service_type === 'fill_rate' ? periodicFillRate(p.demand, r, p.window) : p.cover.cdf(lowestPosition(p.cover, r)));
     const target = demandSites.reduce((n, p, i) => n + weights[i] * p.s.site.target.target_service, 0);
     // overrides are promises to one SKU-site: the greedy starts them at their own target, never below
     // below these levels a unit buys (next to) no service, which would stall the greedy on zero gains: the start is
     // the last level before the lead-time demand's support begins (its 1e-9 quantile), Q positions lower for fill rate
     const floors = demandSites.map((p) => {
       if (p.s.site.target.source === 'override') return p.level;
-      const low = p.ltd.quantile(1e-9) - 1;
-      return Math.min(p.level, p.s.site.target.service_type === 'fill_rate' ? low - p.Q + 1 : low);
+      const low = p.cover.quantile(1e-9) - 1;
+      return Math.min(p.level, p.s.site.target.service_type === 'fill_rate' ? low - Math.max(1, p.window) + 1 : low);
     });
     const skus: MarginalSku[] = demandSites.map((p, i) => ({
       unitCost: Math.max(p.s.site.unitCost, 1e-9),
-      levelCost: (r: number) => Math.max(p.s.site.unitCost, 1e-9) * evaluateRQ(p.ltd, r, p.Q).expectedOnHand,
+      levelCost: (r: number) => Math.max(p.s.site.unitCost, 1e-9) * evaluatePeriodic(p.demand, r, p.window).expectedOnHand,
       score: (r: number) => weights[i] * serviceOf(p, r),
       minLevel: floors[i],
-      maxLevel: Math.max(floors[i], p.level + Math.ceil(4 * Math.sqrt(p.ltd.variance)) + 2),
+      maxLevel: Math.max(floors[i], p.level + Math.ceil(4 * Math.sqrt(p.cover.variance)) + 2),
     }));
     const headroom = options.curveHeadroom ?? 0.005;
     const curve = traceCurve(skus, { lookahead: 8, stopAtScore: Math.min(0.999999, target + headroom) });
@@ -348,22 +354,24 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
   const results: MeioSkuResult[] = [];
   for (const p of planned) {
     const t = p.s.site.target;
-    const e = evaluateRQ(p.ltd, p.level, p.Q, p.s.site.unitCost);
+    const e = evaluatePeriodic(p.demand, p.level, p.window);
     const achieved = t.service_type === 'fill_rate' ? e.fillRate : e.cycleServiceLevel;
-    const isBase = t.policy === 'base_stock';
+    const orderUpTo = p.level + p.window;
+    const unitCost = p.s.site.unitCost;
     results.push({
       siteId: p.s.site.siteId, policy: t.policy, serviceType: t.service_type, targetService: t.target_service, targetSource: t.source,
       echelonModel,
       distributionType: p.s.parts.length === 1 ? p.s.parts[0].type : 'pooled',
       weeklyMean: p.weeklyMean, weeklyStd: p.weeklyStd,
-      leadTimeWeeks: p.s.leadTime, netLeadTimeWeeks: netLeadTime.get(p.s.site.siteId)!, reviewPeriodWeeks: t.policy === 'rQ' ? 0 : t.review_period_weeks,
-      ltdMean: p.ltd.mean, ltdStd: Math.sqrt(p.ltd.variance),
+      leadTimeWeeks: p.s.leadTime, netLeadTimeWeeks: netLeadTime.get(p.s.site.siteId)!, reviewPeriodWeeks: p.review,
+      ltdMean: p.cover.mean, ltdStd: Math.sqrt(p.cover.variance),
       orderQty: p.Q,
-      reorderPoint: isBase ? p.level + p.Q - 1 : p.level,
-      orderUpTo: p.level + p.Q,
-      safetyStock: p.level - p.ltd.mean,
+      reorderPoint: p.level,
+      orderUpTo,
+      // textbook: the reorder point (order-up-to level for base stock) less the protection interval's mean demand
+      safetyStock: (t.policy === 'base_stock' ? orderUpTo : p.level) - p.cover.mean,
       expectedFillRate: e.fillRate, expectedCsl: e.cycleServiceLevel, expectedBackorders: e.expectedBackorders, expectedOnHand: e.expectedOnHand,
-      unitCost: p.s.site.unitCost, investment: e.investment,
+      unitCost, investment: unitCost * e.expectedOnHand,
       meetsTarget: achieved + 1e-9 >= t.target_service,
       diagnostics: diagnostics.get(p.s.site.siteId)!,
     });

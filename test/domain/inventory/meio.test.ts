@@ -2,7 +2,7 @@ import { leadTimeDemand } from '../../../domain/inventory/leadTimeDemand';
 import { NetworkCycleError, planItemNetwork, type MeioSite, type SiteTarget } from '../../../domain/inventory/meio';
 import { evaluateMetric, type MetricSystem } from '../../../domain/inventory/metric';
 import { evaluateMetricTree, metricTreeCurve } from '../../../domain/inventory/metricTree';
-import { fillRate } from '../../../domain/inventory/rq';
+import { periodicFillRate } from '../../../domain/inventory/periodicReview';
 
 const target = (over: Partial<SiteTarget> = {}): SiteTarget => ({
   service_type: 'fill_rate', target_service: 0.95, holding_rate: 0.25, ordering_cost: 50, policy: 'rQ', review_period_weeks: 1, source: 'scenario', ...over,
@@ -13,24 +13,37 @@ const site = (siteId: number, over: Partial<MeioSite> = {}): MeioSite => ({
 });
 
 describe('planItemNetwork', () => {
-  test('one site: EOQ order quantity and the smallest reorder point that meets the fill-rate target, exactly', () => {
+  test('one site: EOQ order quantity and the smallest reorder point that meets the fill-rate target with weekly review, exactly', () => {
     const { skus } = planItemNetwork([site(1, { demand: { type: 'poisson', lambda: 5 }, hasSeries: true, masterLeadTime: 2 })], []);
     expect(skus).toHaveLength(1);
     const s = skus[0];
     // Q* = sqrt(2 K D / h) = sqrt(2 · 50 · 260 / 2.5) = 101.98 → 102 units
     expect(s.orderQty).toBe(102);
-    const ltd = leadTimeDemand({ type: 'poisson', lambda: 5 }, 2);
-    expect(fillRate(ltd, s.reorderPoint!, 102)).toBeGreaterThanOrEqual(0.95);
-    expect(fillRate(ltd, s.reorderPoint! - 1, 102)).toBeLessThan(0.95);
-    expect(s).toMatchObject({ echelonModel: 'single', netLeadTimeWeeks: 2, ltdMean: 10, meetsTarget: true, safetyStock: s.reorderPoint! - 10 });
+    // weekly buckets: the position is seen once a week, so the level covers the lead time plus that week (2 + 1)
+    const periodic = { lead: leadTimeDemand({ type: 'poisson', lambda: 5 }, 2), ends: [leadTimeDemand({ type: 'poisson', lambda: 5 }, 3)], periodMean: 5 };
+    expect(periodicFillRate(periodic, s.reorderPoint!, 102)).toBeGreaterThanOrEqual(0.95);
+    expect(periodicFillRate(periodic, s.reorderPoint! - 1, 102)).toBeLessThan(0.95);
+    expect(s).toMatchObject({ echelonModel: 'single', netLeadTimeWeeks: 2, reviewPeriodWeeks: 1, ltdMean: 15, orderUpTo: s.reorderPoint! + 102, meetsTarget: true, safetyStock: s.reorderPoint! - 15 });
+    expect(s.expectedFillRate).toBeCloseTo(periodicFillRate(periodic, s.reorderPoint!, 102), 12);
     expect(s.investment).toBeCloseTo(10 * s.expectedOnHand!, 9);
   });
 
-  test('cycle-service target: the reorder point is the LTD quantile', () => {
+  test('cycle-service target: the lowest position a weekly review leaves is the protection interval\'s quantile', () => {
     const { skus } = planItemNetwork([site(1, { demand: { type: 'poisson', lambda: 5 }, hasSeries: true, masterLeadTime: 2, target: target({ service_type: 'cycle_service', target_service: 0.9 }) })], []);
-    // Poisson(10): P(D <= 13) = 0.8645, P(D <= 14) = 0.9165
-    expect(skus[0].reorderPoint).toBe(14);
-    expect(skus[0].expectedCsl).toBeCloseTo(0.9165, 4);
+    // demand over 2 + 1 weeks is Poisson(15): P(D <= 19) = 0.8752, P(D <= 20) = 0.9170; the position after a review is at least r + 1
+    expect(skus[0].reorderPoint).toBe(19);
+    expect(skus[0].expectedCsl).toBeCloseTo(0.917029, 5);
+  });
+
+  test('base stock lifts the position to S every review: the exact periodic fill rate at S, and S - 1 falls short', () => {
+    const { skus } = planItemNetwork([site(1, { demand: { type: 'poisson', lambda: 4 }, hasSeries: true, masterLeadTime: 1, target: target({ policy: 'base_stock', review_period_weeks: 2 }) })], []);
+    const s = skus[0];
+    expect(s).toMatchObject({ policy: 'base_stock', reviewPeriodWeeks: 2, orderQty: 8, reorderPoint: s.orderUpTo! - 1, ltdMean: 12 });
+    // one-for-one at S: short per two-week cycle = E(D(3) − S)⁺ − E(D(1) − S)⁺, over the cycle's demand of 8
+    const exact = (S: number) => 1 - (leadTimeDemand({ type: 'poisson', lambda: 4 }, 3).loss(S) - leadTimeDemand({ type: 'poisson', lambda: 4 }, 1).loss(S)) / 8;
+    expect(s.expectedFillRate).toBeCloseTo(exact(s.orderUpTo!), 12);
+    expect(exact(s.orderUpTo!)).toBeGreaterThanOrEqual(0.95);
+    expect(exact(s.orderUpTo! - 1)).toBeLessThan(0.95);
   });
 
   test('a warehouse feeding two stores: pooled Poisson demand upstream and GSM net lead times', () => {
