@@ -1,7 +1,7 @@
 import { createAccount, getAccount, indexEmail, unindexEmail, type Account } from '../../db/accounts';
 import { withTenant, type Db } from '../../db/pool';
 import { accountNameTaken, findAccountById, insertSuperadmin, listAllAccounts, renameAccount, setAccountActive, type SuperadminSummary } from '../../db/tenantAdmin';
-import { findUserByEmail, insertUser, updateUser, type UserRow } from '../../db/users';
+import { findUserByEmail, insertUser, updateUser, type UserRow, type UserWrite } from '../../db/users';
 import { hashPassword, passwordSchema } from '../auth/passwords';
 import { badRequest, conflict, notFound } from '../errors';
 import { createUserBody } from '../routes/auth/schemas';
@@ -28,16 +28,11 @@ const accountBody = obj({ name: accountNameSchema }, ['name']);
 const passwordBody = obj({ email: emailSchema, password: passwordSchema }, ['email', 'password']);
 const superadminBody = obj({ email: emailSchema, name: { type: 'string', minLength: 1, maxLength: 200 }, password: passwordSchema }, ['email', 'name', 'password']);
 
-export interface NewUser {
+/** A user as an operator creates one: the stored fields, with a password in clear instead of its hash. */
+export interface NewUser extends Omit<UserWrite, 'email' | 'name' | 'password_hash' | 'is_active'> {
   email: string;
   name: string;
   password?: string;
-  role?: 'admin' | 'user';
-  auth_provider?: 'local' | 'microsoft' | 'google';
-  can_run_process?: boolean;
-  can_create_override?: boolean;
-  allowed_segments?: number[];
-  allowed_segments_edit?: number[];
 }
 
 export const userView = (u: UserRow, account: Pick<Account, 'id' | 'name'>) => ({
