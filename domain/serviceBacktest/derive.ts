@@ -12,20 +12,15 @@
 import { characterize, type DemandClass } from '../characterization/characterize';
 import { weeklyDemandOf, type StoredFit } from '../inventory/fittedDemand';
 import type { DemandDistribution } from '../inventory/leadTimeDemand';
-import { planItemNetwork, type MeioRoute, type MeioSite, type MeioSkuResult, type SiteTarget } from '../inventory/meio';
+import { planItemNetwork, type MeioOptions, type MeioRoute, type MeioSite, type MeioSkuResult } from '../inventory/meio';
+import type { ItemCurve } from '../inventory/portfolioBudget';
 import { bootstrapLeadTimeDemand, normalPeerLevel, sampleQuantile, weeklyMoments } from './peers';
 import { leadTimeInWeeks, simulatePolicy, type ShortageMode, type SimPolicy, type SimulationResult } from './simulate';
 
-export interface BacktestSiteInput {
-  siteId: number;
+/** A site as the meio planner takes it, with its history instead of a fitted distribution. */
+export interface BacktestSiteInput extends Pick<MeioSite, 'siteId' | 'unitCost' | 'masterLeadTime' | 'moq' | 'orderMultiple' | 'target' | 'eoqOverride'> {
   /** weekly demand up to the last week (NaN: closed week); null for a site without a series (an upstream site) */
   history: ArrayLike<number> | null;
-  unitCost: number;
-  masterLeadTime: number | null;
-  moq: number;
-  orderMultiple: number;
-  target: SiteTarget;
-  eoqOverride?: number | null;
   abcClass?: string | null;
   segmentIds?: readonly number[];
 }
@@ -45,7 +40,20 @@ export interface PipelineModels {
 }
 
 export const VARIANTS = ['target', 'normal', 'bootstrap', 'sweep'] as const;
-export type Variant = (typeof VARIANTS)[number];
+/**
+ * Stored variants, and 'portfolio': ours under a budget shared out over many items (portfolioBudget.ts), which only
+ * a caller that sees every item can ask for (bench:service).
+ */
+export type Variant = (typeof VARIANTS)[number] | 'portfolio';
+
+/** The service the portfolio curves are traced to: a budget beyond what it needs buys nothing more. */
+export const PORTFOLIO_CEILING = 0.995;
+
+/** One level of a portfolio sweep: its label and the item's share of the budget (null: the budget does not cut it). */
+export interface PortfolioCap {
+  level: number;
+  cap: number | null;
+}
 
 export interface BacktestOptions {
   /** weeks before the end of the history at which the policy is sized (default [26]) */
@@ -61,6 +69,8 @@ export interface BacktestOptions {
   peers?: boolean;
   bootstrapSamples?: number;
   seed?: number;
+  /** the item's caps along a portfolio sweep: ours planned within each cap (up to PORTFOLIO_CEILING) and replayed */
+  portfolio?: readonly PortfolioCap[];
 }
 
 export interface BacktestRow {
@@ -145,7 +155,7 @@ interface Sized {
   demand: DemandDistribution | null;
 }
 
-function plan(item: BacktestItemInput, sized: Map<number, Sized>, targetLevel: number | null): MeioSkuResult[] {
+function plan(item: BacktestItemInput, sized: Map<number, Sized>, targetLevel: number | null, options: MeioOptions = {}): ReturnType<typeof planItemNetwork> {
   const sites: MeioSite[] = item.sites.map((s) => {
     const z = sized.get(s.siteId);
     return {
@@ -154,7 +164,43 @@ function plan(item: BacktestItemInput, sized: Map<number, Sized>, targetLevel: n
       target: targetLevel === null ? s.target : { ...s.target, target_service: targetLevel },
     };
   });
-  return planItemNetwork(sites, item.routes).skus;
+  return planItemNetwork(sites, item.routes, options);
+}
+
+/** Each demand site's history cut T weeks before its end, corrected and fitted as the pipeline would have then. */
+function sizeSites(item: BacktestItemInput, models: PipelineModels, T: number, minHistoryWeeks: number, skipped: BacktestSkip[]): Map<number, Sized> {
+  const sized = new Map<number, Sized>();
+  for (const s of item.sites) {
+    if (!s.history) continue;
+    const cut = s.history.length - T;
+    const before = cut > 0 ? Float64Array.from(Array.from(s.history).slice(0, cut)) : new Float64Array(0);
+    if (cut <= 0 || openWeeks(before) < minHistoryWeeks) {
+      skipped.push({ itemId: item.itemId, siteId: s.siteId, originWeeks: T, reason: `fewer than ${minHistoryWeeks} open weeks before the origin` });
+      continue;
+    }
+    const corrected = models.correct(before, item.itemId, s.siteId);
+    const fit = models.fit(corrected, item.itemId, s.siteId, s.masterLeadTime ?? undefined);
+    // the meio step hands weeklyDemandOf the raw weekly history (what an empirical fit stands for): here the pre-origin part
+    const demand = fit ? weeklyDemandOf(fit, Array.from(before)) : null;
+    sized.set(s.siteId, { site: s, cut, corrected, demandClass: characterize(corrected, { period: 1 }).demand_class, demand });
+  }
+  return sized;
+}
+
+/**
+ * The item's service-versus-investment curve as of the first origin, traced up to PORTFOLIO_CEILING, and the
+ * investment its own targets take: what a portfolio budget is shared out over (portfolioBudget.ts). Each item
+ * weighs as its number of demand sites, so that the budget buys the most SKU-site fill rate on average, the figure
+ * the backtest reports. Null for an item with nothing to plan or a repairable.
+ */
+export function itemServiceCurve(item: BacktestItemInput, models: PipelineModels, options: BacktestOptions = {}): (ItemCurve & { targetInvestment: number }) | null {
+  const o = { ...DEFAULTS, ...options };
+  const sized = sizeSites(item, models, o.originWeeks[0], o.minHistoryWeeks, []);
+  if (!sized.size) return null;
+  const ours = plan(item, sized, null);
+  if (ours.group.echelonModel === 'metric' || ours.group.curveInvestment === null) return null;
+  const top = plan(item, sized, PORTFOLIO_CEILING);
+  return { itemId: item.itemId, weeklyDemand: sized.size, points: top.group.curve, targetInvestment: ours.group.curveInvestment };
 }
 
 /**
@@ -166,26 +212,13 @@ export function backtestItem(item: BacktestItemInput, models: PipelineModels, op
   const rows: BacktestRow[] = [];
   const skipped: BacktestSkip[] = [];
   for (const T of o.originWeeks) {
-    const sized = new Map<number, Sized>();
-    for (const s of item.sites) {
-      if (!s.history) continue;
-      const cut = s.history.length - T;
-      const before = cut > 0 ? Float64Array.from(Array.from(s.history).slice(0, cut)) : new Float64Array(0);
-      if (cut <= 0 || openWeeks(before) < o.minHistoryWeeks) {
-        skipped.push({ itemId: item.itemId, siteId: s.siteId, originWeeks: T, reason: `fewer than ${o.minHistoryWeeks} open weeks before the origin` });
-        continue;
-      }
-      const corrected = models.correct(before, item.itemId, s.siteId);
-      const fit = models.fit(corrected, item.itemId, s.siteId, s.masterLeadTime ?? undefined);
-      // the meio step hands weeklyDemandOf the raw weekly history (what an empirical fit stands for): here the pre-origin part
-      const demand = fit ? weeklyDemandOf(fit, Array.from(before)) : null;
-      sized.set(s.siteId, { site: s, cut, corrected, demandClass: characterize(corrected, { period: 1 }).demand_class, demand });
-    }
+    const sized = sizeSites(item, models, T, o.minHistoryWeeks, skipped);
     if (!sized.size) continue;
-    const ours = plan(item, sized, null);
+    const ours = plan(item, sized, null).skus;
     // a repairable item is not replayed (below): sizing it again along the sweep would be work for nothing
     const replayable = ours.some((r) => sized.has(r.siteId) && r.echelonModel !== 'metric');
-    const sweeps = replayable ? (o.sweepTargets ?? []).map((level) => ({ level, skus: plan(item, sized, level) })) : [];
+    const sweeps = replayable ? (o.sweepTargets ?? []).map((level) => ({ level, skus: plan(item, sized, level).skus })) : [];
+    const portfolio = replayable ? (o.portfolio ?? []).map(({ level, cap }) => ({ level, skus: plan(item, sized, PORTFOLIO_CEILING, { budget: cap }).skus })) : [];
     for (const r of ours) {
       const z = sized.get(r.siteId);
       if (!z) continue;
@@ -223,10 +256,12 @@ export function backtestItem(item: BacktestItemInput, models: PipelineModels, op
         const sample = bootstrapLeadTimeDemand(z.corrected, cover, { samples: o.bootstrapSamples, seed: o.seed + item.itemId * 7919 + r.siteId });
         rows.push(row('bootstrap', r.targetService, withLevel(policy, sampleQuantile(sample, r.targetService)), null));
       }
-      for (const s of sweeps) {
-        const at = s.skus.find((x) => x.siteId === r.siteId);
-        const p = at ? simPolicyOf(at) : null;
-        if (at && p) rows.push(row('sweep', s.level, p, at));
+      for (const [variant, levels] of [['sweep', sweeps], ['portfolio', portfolio]] as const) {
+        for (const s of levels) {
+          const at = s.skus.find((x) => x.siteId === r.siteId);
+          const p = at ? simPolicyOf(at) : null;
+          if (at && p) rows.push(row(variant, s.level, p, at));
+        }
       }
     }
   }

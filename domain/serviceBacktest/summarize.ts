@@ -122,11 +122,8 @@ export function interpolateAt(points: ReadonlyArray<{ x: number; y: number }>, x
   return p[p.length - 1].y;
 }
 
-/**
- * Only SKU-site × origin replays with demand count, and in a group each variant is read over the same replays as
- * ours (the keys that have a 'target' row), so that the stock of two variants is the stock of the same SKU-sites.
- */
-export function summarize(rows: readonly SummaryRow[], by: GroupBy): GroupSummary[] {
+/** Rows that count, per group: replays with demand, of the SKU-site × origins that have a row of ours at the target. */
+function groupRows(rows: readonly SummaryRow[], by: GroupBy): Array<[string, SummaryRow[]]> {
   const key = (r: SummaryRow) => `${r.item_id}_${r.site_id}_${r.origin_weeks}`;
   const ours = new Set(rows.filter((r) => r.variant === 'target' && r.fill_rate !== null).map(key));
   const groups = new Map<string, SummaryRow[]>();
@@ -138,32 +135,64 @@ export function summarize(rows: readonly SummaryRow[], by: GroupBy): GroupSummar
       else groups.set(g, [r]);
     }
   }
-  const out: GroupSummary[] = [];
-  for (const [group, members] of [...groups].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))) {
-    const byVariant = new Map<string, SummaryRow[]>();
-    for (const r of members) {
-      const k = r.variant === 'sweep' ? `sweep:${r.target_service}` : r.variant;
-      const list = byVariant.get(k);
-      if (list) list.push(r);
-      else byVariant.set(k, [r]);
-    }
-    const variants = ['target', ...PEERS].filter((v) => byVariant.has(v)).map((v) => figures(v, byVariant.get(v)!));
-    const levels = [...new Set(members.filter((r) => r.variant === 'sweep').map((r) => r.target_service))].sort((a, b) => a - b);
-    const sweep: SweepPoint[] = levels.map((level) => {
-      const f = figures('sweep', byVariant.get(`sweep:${level}`)!);
-      return { target_service: level, mean_fill_rate: f.mean_fill_rate, inventory_value: f.inventory_value, on_hand_units: f.on_hand_units };
-    });
-    const equal_service: EqualService[] = variants.filter((v) => PEERS.includes(v.variant)).map((peer) => {
-      const value = interpolateAt(sweep.map((s) => ({ x: s.mean_fill_rate, y: s.inventory_value })), peer.mean_fill_rate);
-      const units = interpolateAt(sweep.map((s) => ({ x: s.mean_fill_rate, y: s.on_hand_units })), peer.mean_fill_rate);
-      const basis = peer.inventory_value > 0 ? { peer: peer.inventory_value, ours: value } : { peer: peer.on_hand_units, ours: units };
-      return {
-        peer: peer.variant, peer_fill_rate: peer.mean_fill_rate, peer_inventory_value: peer.inventory_value, peer_on_hand_units: peer.on_hand_units,
-        ours_inventory_value: value, ours_on_hand_units: units,
-        saving: basis.ours === null || !(basis.peer > 0) ? null : (basis.peer - basis.ours) / basis.peer,
-      };
-    });
-    out.push({ group_by: by, group, variants, sweep, equal_service });
+  return [...groups].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }));
+}
+
+/** A curve of ours (the target sweep, or a portfolio sweep): one point per level of `variant`, in level order. */
+function curveOf(members: readonly SummaryRow[], variant: string): SweepPoint[] {
+  const byLevel = new Map<number, SummaryRow[]>();
+  for (const r of members) {
+    if (r.variant !== variant) continue;
+    const list = byLevel.get(r.target_service);
+    if (list) list.push(r);
+    else byLevel.set(r.target_service, [r]);
   }
-  return out;
+  return [...byLevel].sort(([a], [b]) => a - b).map(([level, list]) => {
+    const f = figures(variant, list);
+    return { target_service: level, mean_fill_rate: f.mean_fill_rate, inventory_value: f.inventory_value, on_hand_units: f.on_hand_units };
+  });
+}
+
+/** Per peer, the stock ours takes along `curve` at the peer's achieved mean fill rate. */
+function equalServiceAlong(curve: readonly SweepPoint[], peers: readonly VariantFigures[]): EqualService[] {
+  return peers.map((peer) => {
+    const value = interpolateAt(curve.map((s) => ({ x: s.mean_fill_rate, y: s.inventory_value })), peer.mean_fill_rate);
+    const units = interpolateAt(curve.map((s) => ({ x: s.mean_fill_rate, y: s.on_hand_units })), peer.mean_fill_rate);
+    const basis = peer.inventory_value > 0 ? { peer: peer.inventory_value, ours: value } : { peer: peer.on_hand_units, ours: units };
+    return {
+      peer: peer.variant, peer_fill_rate: peer.mean_fill_rate, peer_inventory_value: peer.inventory_value, peer_on_hand_units: peer.on_hand_units,
+      ours_inventory_value: value, ours_on_hand_units: units,
+      saving: basis.ours === null || !(basis.peer > 0) ? null : (basis.peer - basis.ours) / basis.peer,
+    };
+  });
+}
+
+const peerFigures = (members: readonly SummaryRow[]): VariantFigures[] =>
+  PEERS.map((v) => members.filter((r) => r.variant === v)).filter((list) => list.length).map((list) => figures(list[0].variant, list));
+
+/**
+ * Only SKU-site × origin replays with demand count, and in a group each variant is read over the same replays as
+ * ours (the keys that have a 'target' row), so that the stock of two variants is the stock of the same SKU-sites.
+ */
+export function summarize(rows: readonly SummaryRow[], by: GroupBy): GroupSummary[] {
+  return groupRows(rows, by).map(([group, members]) => {
+    const variants = ['target', ...PEERS].map((v) => members.filter((r) => r.variant === v)).filter((list) => list.length).map((list) => figures(list[0].variant, list));
+    const sweep = curveOf(members, 'sweep');
+    return { group_by: by, group, variants, sweep, equal_service: equalServiceAlong(sweep, variants.filter((v) => PEERS.includes(v.variant))) };
+  });
+}
+
+export interface PortfolioSummary {
+  group: string;
+  /** ours along the portfolio sweep: a budget shared out over the items by marginal analysis, per budget level */
+  curve: SweepPoint[];
+  equal_service: EqualService[];
+}
+
+/** The same reading along a portfolio sweep (rows of variant 'portfolio', target_service the budget level). */
+export function summarizePortfolio(rows: readonly SummaryRow[], by: GroupBy): PortfolioSummary[] {
+  return groupRows(rows, by).map(([group, members]) => {
+    const curve = curveOf(members, 'portfolio');
+    return { group, curve, equal_service: equalServiceAlong(curve, peerFigures(members)) };
+  });
 }

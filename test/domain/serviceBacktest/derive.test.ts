@@ -4,7 +4,7 @@ import { outlierRow, outlierSettings } from '../../../activities/outlier/step';
 import { weeklyDemandOf } from '../../../domain/inventory/fittedDemand';
 import { planItemNetwork, type SiteTarget } from '../../../domain/inventory/meio';
 import { createRng, samplePoisson } from '../../../domain/inventory/random';
-import { backtestItem, protectionWeeks, simPolicyOf, withLevel, type BacktestItemInput } from '../../../domain/serviceBacktest/derive';
+import { backtestItem, itemServiceCurve, PORTFOLIO_CEILING, protectionWeeks, simPolicyOf, withLevel, type BacktestItemInput } from '../../../domain/serviceBacktest/derive';
 import { bootstrapLeadTimeDemand, normalPeerLevel, sampleQuantile, weeklyMoments } from '../../../domain/serviceBacktest/peers';
 
 const target = (over: Partial<SiteTarget> = {}): SiteTarget => ({
@@ -53,6 +53,25 @@ describe('policy as of the origin', () => {
   it('sizes one policy per origin, each on its own history', () => {
     const { rows } = backtestItem(item(history), models, { originWeeks: [26, 52], peers: false });
     expect(rows.map((r) => [r.originWeeks, r.result.weeks])).toEqual([[26, 26], [52, 52]]);
+  });
+
+  it('a portfolio level plans the item within its share of the budget, up to the ceiling when the budget does not cut it', () => {
+    const two: BacktestItemInput = { ...item(history), sites: [item(history).sites[0], { ...item(history).sites[0], siteId: 11, history: poissonPath(104, 2, 12) }] };
+    const curve = itemServiceCurve(two, models, { originWeeks: [26] })!;
+    // each item weighs as its number of demand sites; the curve runs from (next to) nothing to the ceiling
+    expect(curve).toMatchObject({ itemId: 1, weeklyDemand: 2 });
+    expect(curve.points[curve.points.length - 1].fill_rate).toBeGreaterThanOrEqual(PORTFOLIO_CEILING);
+    expect(curve.targetInvestment).toBeGreaterThan(curve.points[0].investment);
+    expect(curve.targetInvestment).toBeLessThan(curve.points[curve.points.length - 1].investment);
+    const half = curve.targetInvestment / 2;
+    const { rows } = backtestItem(two, models, { originWeeks: [26], peers: false, portfolio: [{ level: 0.5, cap: half }, { level: 2, cap: null }] });
+    const at = (level: number) => rows.filter((r) => r.variant === 'portfolio' && r.targetService === level);
+    expect(at(0.5)).toHaveLength(2);
+    // within the cap: the planner's own figure of the demand sites' stock stays under it; uncapped: the ceiling's plan
+    expect(at(0.5).reduce((n, r) => n + r.unitCost * r.expectedOnHand!, 0)).toBeLessThanOrEqual(half + 1e-6);
+    const ceiling = backtestItem(two, models, { originWeeks: [26], peers: false, sweepTargets: [PORTFOLIO_CEILING] }).rows.filter((r) => r.variant === 'sweep');
+    expect(at(2).map((r) => [r.siteId, r.reorderPoint, r.orderQty])).toEqual(ceiling.map((r) => [r.siteId, r.reorderPoint, r.orderQty]));
+    expect(at(0.5).reduce((n, r) => n + r.result.averageOnHand, 0)).toBeLessThan(at(2).reduce((n, r) => n + r.result.averageOnHand, 0));
   });
 
   it('a sweep re-sizes the same policy at other target levels: more target, more stock', () => {

@@ -1,5 +1,5 @@
 import { serviceIssues } from '../../../domain/serviceBacktest/exceptions';
-import { interpolateAt, summarize, type SummaryRow } from '../../../domain/serviceBacktest/summarize';
+import { interpolateAt, summarize, summarizePortfolio, type SummaryRow } from '../../../domain/serviceBacktest/summarize';
 
 const row = (over: Partial<SummaryRow>): SummaryRow => ({
   item_id: 1, site_id: 1, origin_weeks: 26, variant: 'target', target_service: 0.95, fill_rate: 0.9, cycle_service_level: 0.8, average_on_hand: 10, unit_cost: 2,
@@ -49,6 +49,22 @@ describe('summaries', () => {
     expect(summarize(rows, 'demand_class').map((g) => [g.group, g.variants[0].mean_fill_rate])).toEqual([['lumpy', 0.9], ['smooth', 0.96]]);
     expect(summarize(rows, 'abc_class').map((g) => g.group)).toEqual(['A', 'B']);
     expect(summarize(rows, 'segment').map((g) => g.group)).toEqual(['4', 'none']);
+  });
+
+  it('a portfolio sweep is read the same way: its budget levels are a curve, the peer\'s stock is compared along it', () => {
+    const portfolio = [
+      ...rows.filter((r) => r.variant !== 'sweep'),
+      // budget levels 0.5 and 1: 0.85 at 8·2 + 10 = 26, then 0.95 at 12·2 + 16 = 40; the peer's 0.90 is half-way: 33
+      row({ site_id: 1, variant: 'portfolio', target_service: 0.5, fill_rate: 0.9, average_on_hand: 8 }),
+      row({ site_id: 2, variant: 'portfolio', target_service: 0.5, fill_rate: 0.8, average_on_hand: 10, unit_cost: 1, demand_class: 'lumpy', segment_ids: [] }),
+      row({ site_id: 1, variant: 'portfolio', target_service: 1, fill_rate: 0.98, average_on_hand: 12 }),
+      row({ site_id: 2, variant: 'portfolio', target_service: 1, fill_rate: 0.92, average_on_hand: 16, unit_cost: 1, demand_class: 'lumpy', segment_ids: [] }),
+    ];
+    const [all] = summarizePortfolio(portfolio, 'all');
+    expect(all.curve.map((p) => [p.target_service, p.mean_fill_rate, p.inventory_value])).toEqual([[0.5, expect.closeTo(0.85, 12), 26], [1, expect.closeTo(0.95, 12), 40]]);
+    expect(all.equal_service).toEqual([expect.objectContaining({ peer: 'normal', peer_fill_rate: expect.closeTo(0.9, 12), ours_inventory_value: expect.closeTo(33, 9), saving: expect.closeTo((49 - 33) / 49, 9) })]);
+    // the portfolio rows never enter the target sweep's reading
+    expect(summarize(portfolio, 'all')[0].sweep).toEqual([]);
   });
 
   it('equal service is null when the sweep does not reach the peer\'s service', () => {
