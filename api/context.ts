@@ -41,6 +41,10 @@ export interface SsoSettings {
   microsoftProfileUrl: string;
   googleJwksUrl: string;
   googleClientId?: string;
+  /** where the workbench sends a browser to sign in (GET /api/auth/login/providers); unset client id: not offered */
+  microsoftClientId?: string;
+  microsoftAuthorizeUrl?: string;
+  googleAuthorizeUrl?: string;
 }
 
 /** Where the API starts and finds workflows; absent when the API runs without Temporal (routes that need it answer 503). */

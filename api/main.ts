@@ -32,7 +32,10 @@ export async function startApi(): Promise<{ close(): Promise<void> }> {
   const notifications = new JobLogNotifications(env.databaseUrl);
   const { app, metrics, lifecycle } = createApp({
     db, env, cache, auth, temporal, notifications,
-    sso: { microsoftProfileUrl: env.microsoftProfileUrl, googleJwksUrl: env.googleJwksUrl, googleClientId: env.googleClientId },
+    sso: {
+      microsoftProfileUrl: env.microsoftProfileUrl, googleJwksUrl: env.googleJwksUrl, googleClientId: env.googleClientId,
+      microsoftClientId: env.microsoftClientId, microsoftAuthorizeUrl: env.microsoftAuthorizeUrl, googleAuthorizeUrl: env.googleAuthorizeUrl,
+    },
   });
   for (const a of await listAccounts(db)) cache.warm(a.id);
   const server = app.listen(env.port);

@@ -12,6 +12,10 @@ export interface Env {
   microsoftProfileUrl: string;
   googleJwksUrl: string;
   googleClientId: string | undefined;
+  /** the workbench's sign-in buttons: a provider is offered when its client id is set */
+  microsoftClientId: string | undefined;
+  microsoftAuthorizeUrl: string;
+  googleAuthorizeUrl: string;
   corsOrigins: string[];
   bodyLimit: string;
   loginRateLimit: number;
@@ -40,6 +44,9 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     microsoftProfileUrl: source.MICROSOFT_PROFILE_URL ?? 'https://graph.microsoft.com/v1.0/me',
     googleJwksUrl: source.GOOGLE_JWKS_URL ?? 'https://www.googleapis.com/oauth2/v3/certs',
     googleClientId: source.GOOGLE_CLIENT_ID || undefined,
+    microsoftClientId: source.MICROSOFT_CLIENT_ID || undefined,
+    microsoftAuthorizeUrl: source.MICROSOFT_AUTHORIZE_URL || 'https://login.microsoftonline.com/common/oauth2/v2.0/authorize',
+    googleAuthorizeUrl: source.GOOGLE_AUTHORIZE_URL || 'https://accounts.google.com/o/oauth2/v2/auth',
     corsOrigins: (source.CORS_ORIGINS ?? 'http://localhost:3000,http://localhost:5173,http://127.0.0.1:3000,http://127.0.0.1:5173,http://localhost:8002')
       .split(',')
       .map((s) => s.trim())

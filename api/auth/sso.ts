@@ -48,3 +48,29 @@ export async function googleProfile(settings: SsoSettings, credential: string): 
   if (!email || payload.email_verified === false) throw unauthorized('Google ID token carries no verified e-mail address');
   return { email, name: typeof payload.name === 'string' ? payload.name : email };
 }
+
+export interface SignInProvider {
+  id: 'microsoft' | 'google';
+  label: string;
+  authorize_url: string;
+  client_id: string;
+  /** the implicit grant's answer: Microsoft's access token (checked at the Graph profile), Google's ID token */
+  response_type: 'token' | 'id_token';
+  scope: string;
+}
+
+/**
+ * The identity providers a browser may sign in with: those whose client id the server has. Their answer (an access
+ * token or ID token in the redirect's fragment) is posted to POST /api/auth/microsoft or /api/auth/google, which
+ * check it with the provider as before; nothing here is a secret.
+ */
+export function signInProviders(settings: SsoSettings): SignInProvider[] {
+  const providers: SignInProvider[] = [];
+  if (settings.microsoftClientId && settings.microsoftAuthorizeUrl) {
+    providers.push({ id: 'microsoft', label: 'Sign in with Microsoft', authorize_url: settings.microsoftAuthorizeUrl, client_id: settings.microsoftClientId, response_type: 'token', scope: 'openid profile email User.Read' });
+  }
+  if (settings.googleClientId && settings.googleAuthorizeUrl) {
+    providers.push({ id: 'google', label: 'Sign in with Google', authorize_url: settings.googleAuthorizeUrl, client_id: settings.googleClientId, response_type: 'id_token', scope: 'openid email profile' });
+  }
+  return providers;
+}

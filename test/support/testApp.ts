@@ -5,7 +5,7 @@ import { createApp } from '../../api/app';
 import { AuthSettings } from '../../api/auth/settings';
 import { hashPassword } from '../../api/auth/passwords';
 import { DataCache, type CacheLoader } from '../../api/cache';
-import type { TemporalDeps } from '../../api/context';
+import type { SsoSettings, TemporalDeps } from '../../api/context';
 import type { RouteTable } from '../../api/routes/define';
 import { compileResponse } from '../../api/routes/validation';
 import { createAccount, indexEmail } from '../../db/accounts';
@@ -55,7 +55,7 @@ const uniq = () => crypto.randomBytes(4).toString('hex');
  * A real app on real PostgreSQL, called through HTTP. Every response is checked against the schema its route
  * publishes in /openapi.json, and a status the route does not document fails the test.
  */
-export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: { microsoftProfileUrl?: string; googleJwksUrl?: string; googleClientId?: string }; /** a database of the test's own instead of the run's */ databaseUrl?: string } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: Partial<SsoSettings>; /** a database of the test's own instead of the run's */ databaseUrl?: string } = {}): Promise<TestApp> {
   const env = { ...readEnv(), loginRateLimit: opts.loginRateLimit ?? 1000, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}) };
   const db = await openPool(env.databaseUrl!, 5);
   const auth = new AuthSettings(db, 0);
@@ -65,6 +65,7 @@ export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLim
   const { app, table } = createApp({
     db, env, cache, auth, temporal: opts.temporal, notifications,
     sso: {
+      ...opts.sso,
       microsoftProfileUrl: opts.sso?.microsoftProfileUrl ?? 'http://127.0.0.1:9/unreachable',
       googleJwksUrl: opts.sso?.googleJwksUrl ?? 'http://127.0.0.1:9/unreachable',
       googleClientId: opts.sso?.googleClientId,

@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { setTenantParameter } from '../../db/parameters';
 import { sql, withTenant } from '../../db/pool';
 import { seedDemoData, startDemoForecast, waitForDemoJob } from '../../scripts/demoData/seed';
+import { startFakeProviders, type FakeProviders } from '../support/fakeIdentityProviders';
 import { startFakeModel, type FakeModel } from '../support/fakeModel';
 import { okBody } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';
@@ -30,6 +31,7 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let model: FakeModel;
+let idp: FakeProviders;
 const requests: string[] = [];
 const consoleErrors: string[] = [];
 const distBefore = process.env.WEB_DIST_DIR;
@@ -39,7 +41,7 @@ const MAY_BE_MISSING = /^\/api\/(series\/[^/]+\/(outliers|best-method|method-exp
 const api = async (method: string, path: string, opts: { body?: unknown; query?: Record<string, unknown> } = {}) => okBody(await t.call(method, path, { token, ...opts }));
 
 beforeAll(async () => {
-  [dist, tw, model] = await Promise.all([
+  [dist, tw, model, idp] = await Promise.all([
     buildIntoTemp(),
     startTestWorker(),
     // the assistant's prompt carries the schema (TABLE …) and gets SQL; the method explanation gets a sentence
@@ -48,9 +50,16 @@ beforeAll(async () => {
       explanation: 'Weekly demand rows per site.',
       chart: { type: 'bar', x_col: 'site', y_cols: ['series'], title: 'Rows per site' },
     }))),
+    startFakeProviders('workbench-google-client', 'workbench-microsoft-client'),
   ]);
   process.env.WEB_DIST_DIR = dist;
-  t = await startTestApp({ temporal: { client: tw.client, taskQueue: tw.taskQueue } });
+  t = await startTestApp({
+    temporal: { client: tw.client, taskQueue: tw.taskQueue },
+    sso: {
+      microsoftProfileUrl: idp.microsoftProfileUrl, microsoftClientId: 'workbench-microsoft-client', microsoftAuthorizeUrl: idp.microsoftAuthorizeUrl,
+      googleJwksUrl: idp.googleJwksUrl, googleClientId: 'workbench-google-client', googleAuthorizeUrl: idp.googleAuthorizeUrl,
+    },
+  });
   tenant = await t.newTenant('workbench');
   const temporal = { client: tw.client, taskQueue: tw.taskQueue };
   const seeded = await seedDemoData(t.db, temporal, tenant.accountId, { seed: 42, items: 12, sites: 4, seriesTarget: 24 }, 'test', 300_000);
@@ -85,6 +94,7 @@ afterAll(async () => {
   await t?.close();
   await tw?.close();
   await model?.close();
+  await idp?.close();
   if (distBefore === undefined) delete process.env.WEB_DIST_DIR;
   else process.env.WEB_DIST_DIR = distBefore;
   if (dist) fs.rmSync(dist, { recursive: true, force: true });
@@ -95,7 +105,7 @@ async function signIn(p: Page, user: { email: string; password: string }): Promi
   await p.waitForURL(/\/app\/login$/);
   await p.getByLabel('E-mail').fill(user.email);
   await p.getByLabel('Password').fill(user.password);
-  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByRole('button', { name: 'Sign in', exact: true }).click();
   await p.waitForURL(/\/app\/queue/);
 }
 
@@ -119,7 +129,7 @@ test('sign in: the login page is accessible, the token lands in sessionStorage a
 test('the work queue shows the exception log and alerts of the demo pipeline; closing a row takes it out', async () => {
   const log = await api('get', '/api/exception-log', { query: { pipeline_id: pipelineId, status: 'open', page: 1, page_size: 25 } });
   expect(log.total).toBeGreaterThan(0);
-  const rows = page.locator('[data-testid=exception-table] tbody tr');
+  const rows = page.locator('[data-testid=exception-table] tbody tr[data-exception-id]');
   expect(await settle(() => rows.count(), (n) => n === Math.min(25, log.total))).toBe(Math.min(25, log.total));
   expect((await rows.evaluateAll((trs) => trs.map((tr) => Number(tr.getAttribute('data-exception-id'))))).sort()).toEqual(log.items.map((r: any) => r.id).sort());
   await expectAccessible('queue');
@@ -131,6 +141,33 @@ test('the work queue shows the exception log and alerts of the demo pipeline; cl
   const after = await api('get', '/api/exception-log', { query: { pipeline_id: pipelineId, status: 'resolved', page: 1, page_size: 100 } });
   expect(after.items.map((r: any) => r.id)).toContain(victim.id);
   expect((await api('get', '/api/exception-log', { query: { pipeline_id: pipelineId, status: 'open', page: 1, page_size: 1 } })).total).toBe(log.total - 1);
+});
+
+test("a row's comments: add one, then close the row with another; both listed with their author, the row gone", async () => {
+  const id = Number(await page.locator('[data-testid=exception-table] tbody tr[data-exception-id]').first().getAttribute('data-exception-id'));
+  const row = page.locator(`tr[data-exception-id="${id}"]`);
+  await row.getByRole('button', { name: /^Comments: / }).click();
+  const detail = page.locator(`tr[data-detail-of="${id}"]`);
+  await detail.getByText('No comments yet.').waitFor();
+  await detail.getByLabel('Comment', { exact: true }).fill('Promotion ends next week; the forecast catches up.');
+  await detail.getByRole('button', { name: 'Add comment' }).click();
+  const items = detail.locator('[data-testid=exception-comments] li');
+  expect(await settle(() => items.count(), (n) => n === 1)).toBe(1);
+  expect(await items.first().textContent()).toContain(`${tenant.planner.email}Promotion ends next week`);
+  // still in the queue: a comment alone changes no status
+  expect(await row.locator('td').nth(4).textContent()).toBe('open');
+  await expectAccessible('queue-comments');
+
+  await detail.getByLabel('Comment', { exact: true }).fill('Checked with the buyer: closed.');
+  await detail.getByRole('button', { name: 'Close with comment' }).click();
+  await row.waitFor({ state: 'detached', timeout: 30_000 });
+  const comments = await api('get', `/api/exception-log/${id}/comments`);
+  expect(comments.map((c: any) => [c.author, c.comment, c.status])).toEqual([
+    [tenant.planner.email, 'Promotion ends next week; the forecast catches up.', null],
+    [tenant.planner.email, 'Checked with the buyer: closed.', 'resolved'],
+  ]);
+  const resolved = await api('get', '/api/exception-log', { query: { pipeline_id: pipelineId, status: 'resolved', page: 1, page_size: 100 } });
+  expect(resolved.items.map((r: any) => r.id)).toContain(id);
 });
 
 /** The SKU-site chart on the page against the API's numbers: one mark per point, bar, line and rule it should draw. */
@@ -171,7 +208,7 @@ async function expectChartFromApi(uid: string): Promise<void> {
 }
 
 test("a row opens its SKU-site, whose chart draws its marks from the API's numbers", async () => {
-  const first = page.locator('[data-testid=exception-table] tbody tr').first();
+  const first = page.locator('[data-testid=exception-table] tbody tr[data-exception-id]').first();
   const uid = (await first.getAttribute('data-unique-id'))!;
   await first.getByRole('link').first().click();
   await expectChartFromApi(uid);
@@ -181,7 +218,7 @@ test("a row opens its SKU-site, whose chart draws its marks from the API's numbe
 
   // the next SKU-site reuses the chart compiled for the first one's shape, with its own rows
   await page.getByRole('link', { name: '← Work queue' }).click();
-  const second = page.locator('[data-testid=exception-table] tbody tr').nth(1);
+  const second = page.locator('[data-testid=exception-table] tbody tr[data-exception-id]').nth(1);
   const other = (await second.getAttribute('data-unique-id'))!;
   expect(other).not.toBe(uid);
   await second.getByRole('link').first().click();
@@ -262,6 +299,61 @@ test('assistant: the question, the SQL it ran, the table and the chart', async (
   expect(await chart.locator('g.mark-rect.role-mark path').count()).toBe(sites.length);
   expect(model.calls.at(-1)!.messages.at(-1)!.content).toBe('how many weekly rows per site?');
   await expectAccessible('assistant');
+});
+
+test('single sign-on: the buttons the server offers, a round trip through each provider\'s authorize endpoint, our token only in the header', async () => {
+  const admin = await t.login(tenant.admin);
+  for (const [email, provider] of [['ms.planner@contoso.example', 'microsoft'], ['g.planner@example.org', 'google']]) {
+    expect((await t.call('post', '/api/auth/users', { token: admin, body: { email, name: email, auth_provider: provider } })).status).toBe(201);
+  }
+  idp.signInAs.microsoft = { mail: 'MS.Planner@contoso.example', displayName: 'MS Planner' };
+  idp.signInAs.google = { email: 'g.planner@example.org', name: 'G Planner' };
+  const other = await context.browser()!.newContext({ viewport: { width: 1280, height: 800 } });
+  const p = await other.newPage();
+  const seen: string[] = [];
+  p.on('request', (r) => seen.push(r.url()));
+  try {
+    await p.goto(`${base}/app/login`);
+    const sso = p.getByRole('region', { name: 'Single sign-on' });
+    await sso.waitFor();
+    expect(await sso.getByRole('button').allTextContents()).toEqual(['Sign in with Microsoft', 'Sign in with Google']);
+    // the login page itself loads nothing from the provider: no script, font or image of theirs
+    expect(seen.filter((u) => !u.startsWith(base) && !u.startsWith('data:'))).toEqual([]);
+
+    for (const [button, email, provider] of [['Sign in with Microsoft', 'ms.planner@contoso.example', 'microsoft'], ['Sign in with Google', 'g.planner@example.org', 'google']] as const) {
+      await p.getByRole('button', { name: button }).click();
+      await p.waitForURL(/\/app\/queue$/, { timeout: 30_000 });
+      const asked = idp.authorizeRequests.at(-1)!;
+      expect([asked.provider, asked.params.redirect_uri, asked.params.response_mode]).toEqual([provider, `${base}/app/sso/callback`, 'fragment']);
+      // the provider's token was in the callback's fragment only for a moment: the address bar no longer holds it
+      expect(new URL(p.url()).hash).toBe('');
+      const stored = await p.evaluate(() => JSON.parse(sessionStorage.getItem('workbench.session') ?? 'null'));
+      expect([stored.user.email, (await t.call('get', '/api/auth/me', { token: stored.token })).body.auth_provider]).toEqual([email, provider]);
+      expect(await p.evaluate(() => sessionStorage.getItem('workbench.sso'))).toBeNull();
+      expect(seen.some((u) => u.includes(stored.token))).toBe(false);
+      await p.locator('[data-testid=exception-table]').waitFor({ timeout: 30_000 });
+      await p.getByRole('button', { name: 'Sign out' }).click();
+      await p.waitForURL(/\/app\/login$/);
+    }
+    await screenshot(p, 'login-sso');
+
+    // a provider that says no: the callback says why and offers the way back, nobody is signed in
+    delete idp.signInAs.google;
+    await p.getByRole('button', { name: 'Sign in with Google' }).click();
+    await p.getByRole('alert').filter({ hasText: 'The provider refused the sign-in: the user declined' }).waitFor({ timeout: 30_000 });
+    expect(await p.evaluate(() => sessionStorage.getItem('workbench.session'))).toBeNull();
+    expect(await seriousA11yProblems(p)).toEqual([]);
+    // an answer this tab did not ask for (another state) is refused before the API sees it
+    const before = idp.authorizeRequests.length;
+    await p.goto(`${base}/app/login`);
+    await p.goto(`${base}/app/sso/callback#access_token=ms-forged&state=not-ours`);
+    await p.getByRole('alert').filter({ hasText: 'No sign-in was started in this tab' }).waitFor();
+    const posts = seen.filter((u) => u.endsWith('/api/auth/microsoft') || u.endsWith('/api/auth/google')).length;
+    expect(posts).toBe(2);
+    expect(idp.authorizeRequests.length).toBe(before);
+  } finally {
+    await other.close();
+  }
 });
 
 test('a user without run or override permissions is not offered them; a tablet width needs no sideways scroll', async () => {

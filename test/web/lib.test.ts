@@ -4,6 +4,7 @@ import { temporalRunUrl } from '../../web/src/lib/links';
 import { may, mayDo, segmentLimited, visibleSegments, type Caller } from '../../web/src/lib/permissions';
 import { alertsQuery, exceptionLogQuery, filtersFromSearch, pageCount, pageRange, searchFromFilters, withFilter } from '../../web/src/lib/queueQuery';
 import { SseParser } from '../../web/src/lib/sse';
+import { authorizeUrl, readCallback, type SsoAttempt, type SsoProvider } from '../../web/src/lib/sso';
 import { skuChartRows, skuChartSpec, targetRules } from '../../web/src/lib/skuChart';
 import { liftInlineData } from '../../web/src/lib/vegaData';
 
@@ -205,5 +206,45 @@ describe('page charts', () => {
     expect(assistantChartSpec({ type: 'table', x_col: 'week', y_cols: ['qty'], title: '' }, rows)).toBeNull();
     expect(assistantChartSpec({ type: 'kpi', x_col: null, y_cols: ['qty'], title: '' }, rows)).toBeNull();
     expect(assistantChartSpec({ type: 'line', x_col: 'week', y_cols: ['qty'], title: '' }, [])).toBeNull();
+  });
+});
+
+describe('single sign-on (implicit grant)', () => {
+  const google: SsoProvider = { id: 'google', label: 'Sign in with Google', authorize_url: 'https://idp.example/o/auth?hd=example.com', client_id: 'cid', response_type: 'id_token', scope: 'openid email profile' };
+  const attempt: SsoAttempt = { provider: 'google', response_type: 'id_token', state: 'st-1', nonce: 'n-1' };
+  const jwt = (claims: object) => `h.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
+
+  test("the authorize URL carries the provider's own parameters and ours", () => {
+    const url = new URL(authorizeUrl(google, 'http://localhost:8002/app/sso/callback', attempt));
+    expect(url.origin + url.pathname).toBe('https://idp.example/o/auth');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      hd: 'example.com', client_id: 'cid', response_type: 'id_token', redirect_uri: 'http://localhost:8002/app/sso/callback',
+      scope: 'openid email profile', response_mode: 'fragment', state: 'st-1', nonce: 'n-1',
+    });
+  });
+
+  test('an answer is taken only with the state and nonce of the attempt this tab started', () => {
+    const good = jwt({ email: 'a@b.c', nonce: 'n-1', name: 'Zoë' });
+    expect(readCallback(`#id_token=${good}&state=st-1`, attempt)).toEqual({ ok: true, provider: 'google', token: good });
+    const refusals = [
+      readCallback(`#id_token=${good}&state=other`, attempt),
+      readCallback(`#id_token=${good}`, attempt),
+      readCallback(`#id_token=${jwt({ nonce: 'old' })}&state=st-1`, attempt),
+      readCallback('#id_token=not-a-jwt&state=st-1', attempt),
+      readCallback('#access_token=abc&state=st-1', attempt),
+      readCallback(`#id_token=${good}&state=st-1`, null),
+      readCallback('#error=access_denied&error_description=the%20user%20declined&state=st-1', attempt),
+    ];
+    expect(refusals.map((r) => (r.ok ? 'taken' : r.reason))).toEqual([
+      'The answer does not belong to the sign-in started here: start again.',
+      'The answer does not belong to the sign-in started here: start again.',
+      'The ID token was not issued for this sign-in: start again.',
+      'The ID token was not issued for this sign-in: start again.',
+      'The provider sent no token.',
+      'No sign-in was started in this tab: start again from the sign-in page.',
+      'The provider refused the sign-in: the user declined',
+    ]);
+    // Microsoft's access token is opaque: no nonce to compare, the API asks the provider
+    expect(readCallback('#access_token=ms-1&token_type=Bearer&state=s', { provider: 'microsoft', response_type: 'token', state: 's', nonce: 'n' })).toEqual({ ok: true, provider: 'microsoft', token: 'ms-1' });
   });
 });

@@ -9,6 +9,7 @@ import { Login } from './pages/Login';
 import { Queue } from './pages/Queue';
 import { Runs } from './pages/Runs';
 import { SkuSite } from './pages/SkuSite';
+import { SsoCallback } from './pages/SsoCallback';
 import { Versions } from './pages/Versions';
 import { useSession } from './session/useSession';
 import './styles.css';
@@ -24,6 +25,7 @@ function SignedIn({ children }: { children: ReactNode }) {
 const router = createBrowserRouter(
   [
     { path: '/login', element: <Login /> },
+    { path: '/sso/callback', element: <SsoCallback /> },
     {
       element: <SignedIn><Layout /></SignedIn>,
       children: [

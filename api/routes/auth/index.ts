@@ -7,7 +7,7 @@ import {
 } from '../../../db/users';
 import { logger } from '../../../lib/logger';
 import { checkPassword, hashPassword } from '../../auth/passwords';
-import { googleProfile, microsoftProfile, type SsoProfile } from '../../auth/sso';
+import { googleProfile, microsoftProfile, signInProviders, type SsoProfile } from '../../auth/sso';
 import { identityOfSuperadmin, identityOfUser, issueToken, userView } from '../../auth/tokens';
 import type { AppContext, AppDeps } from '../../context';
 import { badRequest, conflict, forbidden, notFound, unauthorized } from '../../errors';
@@ -134,6 +134,17 @@ export function registerAuthRoutes(table: RouteTable): void {
       const accounts = sa ? await listAccounts(ctx.deps.db) : await accountsForEmail(ctx.deps.db, email);
       return { accounts: accounts.map((a) => ({ id: a.id, name: a.name })) };
     },
+  });
+
+  defineRoute(table, {
+    method: 'get', path: '/api/auth/login/providers', tag, permission: 'public', needsCache: false,
+    summary: 'The single sign-on providers this server offers (not in the spec)',
+    description: 'For a login page\'s "Sign in with …" buttons: each provider whose client id the server is configured with (MICROSOFT_CLIENT_ID, GOOGLE_CLIENT_ID), '
+      + 'with its authorize endpoint (MICROSOFT_AUTHORIZE_URL, GOOGLE_AUTHORIZE_URL) and what to ask it for. A browser is sent there with the OAuth 2.0 / OpenID Connect implicit grant '
+      + '(`response_type`, `scope`, `client_id`, its own `redirect_uri`, a random `state`, and for Google a `nonce`), and posts the token the provider hands back to POST /api/auth/microsoft '
+      + '(`access_token`) or POST /api/auth/google (`credential`). Empty when none is configured. Public, like the other sign-in routes.',
+    responses: { 200: { description: 'the configured providers', schema: s.providersResponse } },
+    handler: (ctx) => ({ providers: signInProviders(ctx.deps.sso) }),
   });
 
   defineRoute(table, {

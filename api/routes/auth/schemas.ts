@@ -54,6 +54,15 @@ export const tokenResponse: JsonSchema = {
 };
 
 export const probeQuery = obj({ email }, ['email']);
+export const providersResponse = out({
+  providers: {
+    type: 'array',
+    items: out({
+      id: { type: 'string', enum: ['microsoft', 'google'] }, label: { type: 'string' }, authorize_url: { type: 'string', format: 'uri' },
+      client_id: { type: 'string' }, response_type: { type: 'string', enum: ['token', 'id_token'] }, scope: { type: 'string' },
+    }),
+  },
+});
 export const probeResponse = out({ accounts: accountList });
 
 export const loginBody = obj({ email, password: { type: 'string', minLength: 1, maxLength: 1024 }, account_id: uuid }, ['email', 'password']);

@@ -120,6 +120,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/login/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The single sign-on providers this server offers (not in the spec)
+         * @description For a login page's "Sign in with …" buttons: each provider whose client id the server is configured with (MICROSOFT_CLIENT_ID, GOOGLE_CLIENT_ID), with its authorize endpoint (MICROSOFT_AUTHORIZE_URL, GOOGLE_AUTHORIZE_URL) and what to ask it for. A browser is sent there with the OAuth 2.0 / OpenID Connect implicit grant (`response_type`, `scope`, `client_id`, its own `redirect_uri`, a random `state`, and for Google a `nonce`), and posts the token the provider hands back to POST /api/auth/microsoft (`access_token`) or POST /api/auth/google (`credential`). Empty when none is configured. Public, like the other sign-in routes.
+         */
+        get: operations["get_api_auth_login_providers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -6327,6 +6347,60 @@ export interface operations {
                 content: {
                     "application/json": {
                         detail: string;
+                    };
+                };
+            };
+            /** @description Internal error (no details are exposed) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Data cache loading or database unavailable; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+        };
+    };
+    get_api_auth_login_providers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the configured providers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        providers: {
+                            /** @enum {string} */
+                            id: "microsoft" | "google";
+                            label: string;
+                            /** Format: uri */
+                            authorize_url: string;
+                            client_id: string;
+                            /** @enum {string} */
+                            response_type: "token" | "id_token";
+                            scope: string;
+                        }[];
                     };
                 };
             };

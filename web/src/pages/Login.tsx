@@ -1,6 +1,9 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate } from 'react-router';
-import { api, ApiError } from '../api/client';
+import { api, ApiError, must } from '../api/client';
+import { authorizeUrl, SSO_CALLBACK_PATH, type SsoProvider } from '../lib/sso';
+import { startAttempt } from '../session/ssoAttempt';
 import { setSession } from '../session/store';
 import { useSession } from '../session/useSession';
 
@@ -13,8 +16,15 @@ export function Login() {
   const [accountId, setAccountId] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  // the form does not wait for this: a server without single sign-on answers an empty list
+  const providers = useQuery({ queryKey: ['sso-providers'], queryFn: async () => must(await api.GET('/api/auth/login/providers')).providers, staleTime: Infinity });
 
   if (session) return <Navigate to="/queue" replace />;
+
+  function signInWith(p: SsoProvider) {
+    const attempt = startAttempt(p);
+    window.location.assign(authorizeUrl(p, `${window.location.origin}${SSO_CALLBACK_PATH}`, attempt));
+  }
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -54,6 +64,12 @@ export function Login() {
         {error && <p className="error" role="alert">{error}</p>}
         <button type="submit" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
       </form>
+      {!!providers.data?.length && (
+        <section className="sso" aria-label="Single sign-on">
+          <p className="muted">or</p>
+          {providers.data.map((p) => <button type="button" key={p.id} onClick={() => signInWith(p)}>{p.label}</button>)}
+        </section>
+      )}
     </main>
   );
 }

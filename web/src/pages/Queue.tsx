@@ -1,6 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Fragment, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, must } from '../api/client';
+import { ExceptionComments } from '../components/ExceptionComments';
 import { Empty, Failed, Loading } from '../components/Status';
 import { bySeverity, daysFrom, formatQty, worstSeverity } from '../lib/format';
 import { visibleSegments } from '../lib/permissions';
@@ -19,6 +21,7 @@ export function Queue() {
   const user = useSession()!.user;
   const client = useQueryClient();
   const set = (f: QueueFilters) => setSearch(searchFromFilters(f));
+  const [expanded, setExpanded] = useState<number | null>(null);
 
   const segments = useQuery({ queryKey: ['segments'], queryFn: async () => must(await api.GET('/api/segments')) });
   const log = useQuery({
@@ -96,19 +99,29 @@ export function Queue() {
               <tbody>
                 {rows.map((r) => {
                   const sev = worstSeverity(r.issues);
+                  const label = `${r.item_code} at ${r.site_name}`;
+                  const open = expanded === r.id;
                   return (
-                    <tr key={r.id} data-exception-id={r.id} data-unique-id={r.unique_id}>
-                      <td><span className={`sev sev-${sev}`}>{sev}</span></td>
-                      <td><Link to={sku(r.unique_id)} state={{ item_id: r.item_id, site_id: r.site_id }}>{r.item_code}</Link> <span className="muted">{r.item_name}</span></td>
-                      <td>{r.site_name}</td>
-                      <td><ul className="issues">{r.issues.map((i, n) => <li key={n}><b>{i.type}</b> {i.description}</li>)}</ul></td>
-                      <td>{r.status}{r.snoozed_until ? ` until ${r.snoozed_until}` : ''}</td>
-                      <td className="actions">
-                        {r.status !== 'resolved' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'resolved' })} aria-label={`Close: ${r.item_code} at ${r.site_name}`}>Close</button>}
-                        {r.status === 'open' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'snoozed' })} aria-label={`Snooze ${SNOOZE_DAYS} days: ${r.item_code} at ${r.site_name}`}>Snooze {SNOOZE_DAYS} days</button>}
-                        {r.status !== 'open' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'open' })} aria-label={`Reopen: ${r.item_code} at ${r.site_name}`}>Reopen</button>}
-                      </td>
-                    </tr>
+                    <Fragment key={r.id}>
+                      <tr data-exception-id={r.id} data-unique-id={r.unique_id}>
+                        <td><span className={`sev sev-${sev}`}>{sev}</span></td>
+                        <td><Link to={sku(r.unique_id)} state={{ item_id: r.item_id, site_id: r.site_id }}>{r.item_code}</Link> <span className="muted">{r.item_name}</span></td>
+                        <td>{r.site_name}</td>
+                        <td><ul className="issues">{r.issues.map((i, n) => <li key={n}><b>{i.type}</b> {i.description}</li>)}</ul></td>
+                        <td>{r.status}{r.snoozed_until ? ` until ${r.snoozed_until}` : ''}</td>
+                        <td className="actions">
+                          {r.status !== 'resolved' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'resolved' })} aria-label={`Close: ${r.item_code} at ${r.site_name}`}>Close</button>}
+                          {r.status === 'open' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'snoozed' })} aria-label={`Snooze ${SNOOZE_DAYS} days: ${r.item_code} at ${r.site_name}`}>Snooze {SNOOZE_DAYS} days</button>}
+                          {r.status !== 'open' && <button type="button" onClick={() => setStatus.mutate({ id: r.id, status: 'open' })} aria-label={`Reopen: ${r.item_code} at ${r.site_name}`}>Reopen</button>}
+                          <button type="button" onClick={() => setExpanded(open ? null : r.id)} aria-expanded={open} aria-label={`Comments: ${label}`}>Comments</button>
+                        </td>
+                      </tr>
+                      {open && (
+                        <tr className="detail" id={`detail-${r.id}`} data-detail-of={r.id}>
+                          <td colSpan={6}><ExceptionComments exceptionId={r.id} label={label} /></td>
+                        </tr>
+                      )}
+                    </Fragment>
                   );
                 })}
               </tbody>
