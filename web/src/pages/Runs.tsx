@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { api, must } from '../api/client';
-import { Empty, Failed, Loading } from '../components/Status';
+import { QueryTable } from '../components/QueryTable';
+import { Empty, Failed } from '../components/Status';
 import { formatDuration, formatTime } from '../lib/format';
 import { temporalRunUrl } from '../lib/links';
 import { mayDo } from '../lib/permissions';
@@ -119,26 +120,19 @@ export function Runs() {
       <div className="queue">
         <section className="panel wide" aria-labelledby="jobs-title">
           <h2 id="jobs-title">Jobs</h2>
-          {jobs.isPending ? <Loading what="jobs" /> : jobs.isError ? <Failed error={jobs.error} /> : jobs.data.length === 0 ? <Empty>No jobs yet.</Empty> : (
-            <table data-testid="job-table">
-              <thead><tr><th scope="col">Job</th><th scope="col">Step</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Took</th><th scope="col"><span className="sr-only">Actions</span></th></tr></thead>
-              <tbody>
-                {jobs.data.map((j) => (
-                  <tr key={j.job_id} data-job-id={j.job_id} aria-selected={selected === j.job_id}>
-                    <td><button type="button" className="link" onClick={() => setSelected(j.job_id)}>{j.job_id.slice(0, 8)}</button></td>
-                    <td>{j.step ?? j.kind}</td>
-                    <td className={`job-${j.status}`}>{j.status}</td>
-                    <td>{formatTime(j.started_at)}</td>
-                    <td>{formatDuration(j.started_at, j.finished_at)}</td>
-                    <td className="actions">
-                      <a href={temporalRunUrl(j.job_id, window.location)} target="_blank" rel="noreferrer">Temporal</a>
-                      {mayRun && (j.status === 'running' || j.status === 'queued') && <button type="button" onClick={() => kill.mutate(j.job_id)} aria-label={`Kill: job ${j.job_id.slice(0, 8)}`}>Kill</button>}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <QueryTable query={jobs} what="jobs" empty="No jobs yet." testId="job-table" columns={['Job', 'Step', 'Status', 'Started', 'Took', { hidden: 'Actions' }]} row={(j) => (
+            <tr key={j.job_id} data-job-id={j.job_id} aria-selected={selected === j.job_id}>
+              <td><button type="button" className="link" onClick={() => setSelected(j.job_id)}>{j.job_id.slice(0, 8)}</button></td>
+              <td>{j.step ?? j.kind}</td>
+              <td className={`job-${j.status}`}>{j.status}</td>
+              <td>{formatTime(j.started_at)}</td>
+              <td>{formatDuration(j.started_at, j.finished_at)}</td>
+              <td className="actions">
+                <a href={temporalRunUrl(j.job_id, window.location)} target="_blank" rel="noreferrer">Temporal</a>
+                {mayRun && (j.status === 'running' || j.status === 'queued') && <button type="button" onClick={() => kill.mutate(j.job_id)} aria-label={`Kill: job ${j.job_id.slice(0, 8)}`}>Kill</button>}
+              </td>
+            </tr>
+          )} />
         </section>
         <section className="panel" aria-labelledby="log-title">
           <h2 id="log-title">Live log</h2>

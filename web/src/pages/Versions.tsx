@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { api, must } from '../api/client';
+import { QueryTable } from '../components/QueryTable';
 import { VegaChart } from '../components/VegaChart';
 import { Empty, Failed, Loading } from '../components/Status';
 import { compareKpiSpec } from '../lib/charts';
@@ -58,19 +59,13 @@ export function Versions() {
                 : `Still freezing: job ${freeze.data.job_id} (see Runs)`}</span>}
             </form>
           )}
-          {versions.isPending ? <Loading what="versions" /> : versions.isError ? <Failed error={versions.error} /> : versions.data.length === 0 ? <Empty>No versions frozen yet.</Empty> : (
-            <table data-testid="version-table">
-              <thead><tr><th scope="col">Week</th><th scope="col">Frozen at</th><th scope="col">By</th><th scope="col">Fill rate</th><th scope="col">Inventory value</th><th scope="col">Shortage</th><th scope="col">Comment</th></tr></thead>
-              <tbody>
-                {versions.data.map((v) => (
-                  <tr key={v.id}>
-                    <td>{v.archive_date}{v.pinned ? ' 📌' : ''}</td><td>{formatTime(v.snapshot_ts)}</td><td>{v.source === 'schedule' ? 'schedule' : v.created_by ?? '–'}</td>
-                    <td className="num">{formatShare(v.kpis.fill_rate)}</td><td className="num">{formatMoney(v.kpis.inventory_value)}</td><td className="num">{formatQty(v.kpis.shortage_qty)}</td><td>{v.comment ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <QueryTable query={versions} what="versions" empty="No versions frozen yet." testId="version-table"
+            columns={['Week', 'Frozen at', 'By', 'Fill rate', 'Inventory value', 'Shortage', 'Comment']} row={(v) => (
+              <tr key={v.id}>
+                <td>{v.archive_date}{v.pinned ? ' 📌' : ''}</td><td>{formatTime(v.snapshot_ts)}</td><td>{v.source === 'schedule' ? 'schedule' : v.created_by ?? '–'}</td>
+                <td className="num">{formatShare(v.kpis.fill_rate)}</td><td className="num">{formatMoney(v.kpis.inventory_value)}</td><td className="num">{formatQty(v.kpis.shortage_qty)}</td><td>{v.comment ?? ''}</td>
+              </tr>
+            )} />
         </section>
         <section className="panel" aria-labelledby="schedule-title">
           <h2 id="schedule-title">Weekly freeze</h2>
