@@ -10,7 +10,7 @@ const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 /**
  * Everything the workbench loads comes from this server: its own bundle, no font, script or image from another host.
- * Vega compiles its expressions with `new Function`, hence 'unsafe-eval'; its tooltips and embed actions set inline
+ * Vega compiles its expressions with `new Function`, hence 'unsafe-eval'; the charts' SVG and its tooltips set inline
  * styles.
  */
 const APP_CSP = "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; "
