@@ -143,6 +143,11 @@ export interface DevServerOptions {
   uiPort?: number;
   namespace?: string;
   ui?: boolean;
+  /**
+   * keeps the server's SQLite in memory instead of a file in dataDir: for servers whose state need not outlive them
+   * (the test run's), where it costs about 40 % less CPU (the workflow suites' server: 3.0 against 4.9 CPU-s)
+   */
+  inMemory?: boolean;
 }
 
 export function logTail(logPath: string, lines = 30): string {
@@ -157,8 +162,7 @@ export function devServerArgs(opts: Required<DevServerOptions>): string[] {
   return [
     'server',
     'start-dev',
-    '--db-filename',
-    path.join(opts.dataDir, 'temporal.db'),
+    ...(opts.inMemory ? [] : ['--db-filename', path.join(opts.dataDir, 'temporal.db')]),
     '--port',
     String(opts.port),
     '--ui-port',
@@ -188,6 +192,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const opts: Required<DevServerOptions> = {
     namespace: 'default',
     ui: true,
+    inMemory: false,
     ...options,
     port,
     // the CLI's own default, which keeps two servers on different gRPC ports from fighting over 8233

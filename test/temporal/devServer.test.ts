@@ -4,6 +4,7 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { openConnection } from '../../temporal/client';
 import {
+  devServerArgs,
   ensureSearchAttributes,
   findOrInstallTemporalCli,
   SEARCH_ATTRIBUTES,
@@ -46,6 +47,17 @@ describe('findOrInstallTemporalCli', () => {
     process.env.TEMPORAL_CLI_PATH = path.join(os.tmpdir(), 'no-such-temporal');
     await expect(findOrInstallTemporalCli()).rejects.toThrow(/TEMPORAL_CLI_PATH=.*not an executable/);
   }, 120_000);
+});
+
+describe('devServerArgs', () => {
+  const opts = { dataDir: '/data/temporal', port: 7233, uiPort: 8233, namespace: 'default', ui: false };
+  it('keeps the state in a file of dataDir, or with inMemory (the test run\'s server) in memory only', () => {
+    const onDisk = devServerArgs({ ...opts, inMemory: false });
+    expect(onDisk.slice(onDisk.indexOf('--db-filename'), onDisk.indexOf('--db-filename') + 2)).toEqual(['--db-filename', '/data/temporal/temporal.db']);
+    const inMemory = devServerArgs({ ...opts, inMemory: true });
+    expect(inMemory).not.toContain('--db-filename');
+    expect(inMemory).toEqual(onDisk.filter((a) => a !== '--db-filename' && a !== '/data/temporal/temporal.db'));
+  });
 });
 
 describe('startDevServer', () => {
