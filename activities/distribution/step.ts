@@ -1,7 +1,8 @@
 /**
  * The distribution step: per series, fit the demand distribution inventory optimisation uses (series_distributions),
- * on the outlier-corrected open-week history (weekly demand when the outlier step has no row for the series), summed
- * over the item-site lead time when `aggregate_lead_time` is on.
+ * on the outlier-corrected open-week history (weekly demand when the outlier step has no row for the series; the
+ * weekly demand as it came for an intermittent or lumpy series, domain/distribution/fitHistory.ts), summed over the
+ * item-site lead time when `aggregate_lead_time` is on.
  */
 import { correctedHistoryInRange, leadTimesFor, writeDistributions, type DistributionFitRow, type DistributionWrite } from '../../db/seriesResults';
 import type { WeeklySeries } from '../../db/seriesSteps';
@@ -12,6 +13,7 @@ import { CHECKPOINT_EVERY, dropStale } from '../outlier/step';
 import type { ResolvedParameters } from '../../domain/parameters/resolve';
 import type { SeriesStepHandler } from '../steps/types';
 import { empiricalFit, fitDistributions, type DistributionType, type Fit } from '../../domain/distribution/fit';
+import { historyToFit } from '../../domain/distribution/fitHistory';
 
 export interface DistributionSettings {
   candidates: DistributionType[];
@@ -118,7 +120,8 @@ export const distributionStep: SeriesStepHandler = {
     const rows: DistributionWrite[] = [];
     series.forEach((s, i) => {
       if (i > 0 && i % CHECKPOINT_EVERY === 0) checkpoint({ index: run.index, phase: 'distribution', done: i });
-      rows.push(distributionRow(s, historyFor(s, corrected.get(s.unique_id)), distributionSettings(params.get(s.unique_id)), leadTimes.get(s.unique_id)));
+      const history = historyToFit(historyFor(s, undefined), historyFor(s, corrected.get(s.unique_id)));
+      rows.push(distributionRow(s, history, distributionSettings(params.get(s.unique_id)), leadTimes.get(s.unique_id)));
     });
     const written = await writeDistributions(run.tx, run.scope.pipelineId, series, rows, run.jobId);
     const byType = new Map<string, number>();

@@ -17,8 +17,8 @@ export function pipelineModels(params: ReadonlyMap<string, ResolvedParameters>):
       const row = outlierRow({ item_id: itemId, site_id: siteId, start: ANY_MONDAY, y: history }, outlierSettings(params.get(`${itemId}_${siteId}`)));
       return Float64Array.from(row.corrected_y);
     },
-    fit(corrected, itemId, siteId, leadTimeWeeks) {
-      const row = distributionRow({ item_id: itemId, site_id: siteId }, corrected, distributionSettings(params.get(`${itemId}_${siteId}`)), leadTimeWeeks);
+    fit(history, itemId, siteId, leadTimeWeeks) {
+      const row = distributionRow({ item_id: itemId, site_id: siteId }, history, distributionSettings(params.get(`${itemId}_${siteId}`)), leadTimeWeeks);
       return { distribution_type: row.distribution_type, params: row.params, basis: row.basis, lead_time_weeks: row.lead_time_weeks, mean: row.mean, std: row.std };
     },
   };

@@ -67,8 +67,23 @@ export type MethodName = (typeof METHODS)[number];
 export type DemandClass = 'smooth' | 'erratic' | 'intermittent' | 'lumpy';
 export type ComplexityLevel = 'low' | 'medium' | 'high';
 
+/** Syntetos–Boylan–Croston cut-offs */
 export const ADI_CUTOFF = 1.32;
 export const CV2_CUTOFF = 0.49;
+
+/**
+ * Whether a series' zeros are structural (intermittent or lumpy demand): more than ADI_CUTOFF open weeks per
+ * non-zero one. Non-finite weeks are closed and do not count.
+ */
+export function hasStructuralZeros(y: ArrayLike<number>): boolean {
+  let open = 0, nonZero = 0;
+  for (let i = 0; i < y.length; i++) {
+    if (!Number.isFinite(y[i])) continue;
+    open += 1;
+    if (y[i] !== 0) nonZero += 1;
+  }
+  return nonZero > 0 && open / nonZero > ADI_CUTOFF;
+}
 
 export interface CharacterizeOptions {
   /** seasonal period: 52 weekly, 12 monthly, 4 quarterly, 1 non-seasonal */

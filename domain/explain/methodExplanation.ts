@@ -4,6 +4,7 @@
  * metric). `explainMethod` is deterministic; `explanationMessages` is the prompt a language model gets with the same
  * facts (and the deterministic text as a draft), so both answers rest on exactly the same numbers. Pure: no I/O.
  */
+import { ADI_CUTOFF, CV2_CUTOFF } from '../characterization/characterize';
 
 export interface MethodMetrics {
   mae: number | null;
@@ -49,8 +50,7 @@ export interface ExplanationFacts {
   runner_up_metrics: MethodMetrics | null;
 }
 
-export const ADI_CUTOFF = 1.32;
-export const CV2_CUTOFF = 0.49;
+export { ADI_CUTOFF, CV2_CUTOFF };
 
 const METHOD_TEXT: Record<string, string> = {
   naive: 'the naive method (next weeks repeat the last week)',

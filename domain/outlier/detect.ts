@@ -43,6 +43,7 @@
  * Other rules: NaN / non-finite values are kept as they are, never flagged and skipped by windows and quartiles. Fewer
  * than 4 examined values → nothing is flagged. When every finite input is >= 0, corrected values are clamped at 0.
  */
+import { hasStructuralZeros } from '../characterization/characterize';
 
 export type OutlierMethod = 'hampel' | 'iqr' | 'none';
 
@@ -77,8 +78,6 @@ export interface OutlierResult {
 export const HAMPEL_DEFAULT_WINDOW = 6;
 export const HAMPEL_DEFAULT_THRESHOLD = 3;
 export const IQR_DEFAULT_THRESHOLD = 1.5;
-/** Syntetos-Boylan ADI cut-off */
-const ADI_CUTOFF = 1.32;
 const MAD_TO_SD = 1.4826;
 const MEAN_AD_TO_SD = 1.2533; // sqrt(pi / 2)
 const SD_TO_IQR = 1.349;
@@ -242,17 +241,9 @@ export function detectOutliers(y: ArrayLike<number>, opts: OutlierOptions): Outl
   if (!Number.isInteger(window) || window < 1) throw new RangeError('window must be an integer >= 1');
   if (!(threshold > 0)) throw new RangeError('threshold must be > 0');
 
-  let finite = 0;
-  let nonZero = 0;
   let nonNegative = true;
-  for (let i = 0; i < n; i++) {
-    const v = y[i];
-    if (!Number.isFinite(v)) continue;
-    finite++;
-    if (v !== 0) nonZero++;
-    if (v < 0) nonNegative = false;
-  }
-  const intermittent = opts.intermittent ?? (nonZero > 0 && finite / nonZero > ADI_CUTOFF);
+  for (let i = 0; i < n; i++) if (y[i] < 0) nonNegative = false;
+  const intermittent = opts.intermittent ?? hasStructuralZeros(y);
 
   // positions examined: finite values, and for an intermittent series only the non-zero ones
   const positions: number[] = [];

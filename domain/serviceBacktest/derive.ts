@@ -10,6 +10,7 @@
  * stock was sized for (`netLeadTimeWeeks`: the route's lead time in a single-echelon network).
  */
 import { characterize, type DemandClass } from '../characterization/characterize';
+import { historyToFit } from '../distribution/fitHistory';
 import { weeklyDemandOf, type StoredFit } from '../inventory/fittedDemand';
 import type { DemandDistribution } from '../inventory/leadTimeDemand';
 import { planItemNetwork, type MeioOptions, type MeioRoute, type MeioSite, type MeioSkuResult } from '../inventory/meio';
@@ -35,8 +36,8 @@ export interface BacktestItemInput {
 export interface PipelineModels {
   /** the outlier step: the corrected history */
   correct(history: Float64Array, itemId: number, siteId: number): Float64Array;
-  /** the distribution step: the stored fit (family, parameters, basis) */
-  fit(corrected: Float64Array, itemId: number, siteId: number, leadTimeWeeks: number | undefined): StoredFit | null;
+  /** the distribution step: the stored fit (family, parameters, basis) of the history it is given (fitHistory.ts) */
+  fit(history: Float64Array, itemId: number, siteId: number, leadTimeWeeks: number | undefined): StoredFit | null;
 }
 
 export const VARIANTS = ['target', 'normal', 'bootstrap', 'sweep'] as const;
@@ -150,7 +151,8 @@ const topOf = (p: SimPolicy): number => (p.kind === 'sQ' ? p.reorderPoint + p.or
 interface Sized {
   site: BacktestSiteInput;
   cut: number;
-  corrected: Float64Array;
+  /** what the distribution was fitted on, and the peers are sized on (fitHistory.ts) */
+  fitted: Float64Array;
   demandClass: DemandClass | null;
   demand: DemandDistribution | null;
 }
@@ -179,10 +181,11 @@ function sizeSites(item: BacktestItemInput, models: PipelineModels, T: number, m
       continue;
     }
     const corrected = models.correct(before, item.itemId, s.siteId);
-    const fit = models.fit(corrected, item.itemId, s.siteId, s.masterLeadTime ?? undefined);
+    const fitted = historyToFit(before, corrected);
+    const fit = models.fit(fitted, item.itemId, s.siteId, s.masterLeadTime ?? undefined);
     // the meio step hands weeklyDemandOf the raw weekly history (what an empirical fit stands for): here the pre-origin part
     const demand = fit ? weeklyDemandOf(fit, Array.from(before)) : null;
-    sized.set(s.siteId, { site: s, cut, corrected, demandClass: characterize(corrected, { period: 1 }).demand_class, demand });
+    sized.set(s.siteId, { site: s, cut, fitted, demandClass: characterize(corrected, { period: 1 }).demand_class, demand });
   }
   return sized;
 }
@@ -251,9 +254,9 @@ export function backtestItem(item: BacktestItemInput, models: PipelineModels, op
       rows.push(row('target', r.targetService, policy, r));
       if (o.peers) {
         const cover = protectionWeeks(policy, lead);
-        const normal = normalPeerLevel(weeklyMoments(z.corrected), cover, r.targetService);
+        const normal = normalPeerLevel(weeklyMoments(z.fitted), cover, r.targetService);
         rows.push(row('normal', r.targetService, withLevel(policy, normal.level), null));
-        const sample = bootstrapLeadTimeDemand(z.corrected, cover, { samples: o.bootstrapSamples, seed: o.seed + item.itemId * 7919 + r.siteId });
+        const sample = bootstrapLeadTimeDemand(z.fitted, cover, { samples: o.bootstrapSamples, seed: o.seed + item.itemId * 7919 + r.siteId });
         rows.push(row('bootstrap', r.targetService, withLevel(policy, sampleQuantile(sample, r.targetService)), null));
       }
       for (const [variant, levels] of [['sweep', sweeps], ['portfolio', portfolio]] as const) {

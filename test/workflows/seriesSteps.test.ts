@@ -34,6 +34,9 @@ const spikeExpected = (() => {
 })();
 /** sizes 4 and 6 every 4th week: ADI 4, CV² of the sizes 0.04 → intermittent */
 const interY: number[] = Array.from({ length: WEEKS }, (_, i) => (i % 4 === 0 ? (i % 8 === 0 ? 4 : 6) : 0));
+// lumpy: a demand every 4th week of 4 to 6 units, once 60, which the outlier step clips among the non-zero sizes
+const LUMP_AT = 80;
+const lumpyY: number[] = Array.from({ length: WEEKS }, (_, i) => (i % 4 === 0 ? (i === LUMP_AT ? 60 : 4 + ((i / 4) % 3)) : 0));
 const seasY = Array.from({ length: WEEKS }, (_, i) => Math.round(100 + 30 * Math.sin((2 * Math.PI * i) / 52) + ((i * 3) % 7) - 3));
 /** Poisson(4), seeded */
 const poisY = (() => {
@@ -155,7 +158,7 @@ describe('outlier, characterization and distribution steps (real worker)', () =>
     a = await t.newTenant('series-steps');
     planner = await t.login(a.planner);
     const series: Record<string, { site: string; y: Array<number | null> }> = {
-      SPIKE: { site: 'S1', y: spikeY }, INTER: { site: 'S1', y: interY }, SEAS: { site: 'S1', y: seasY }, POIS: { site: 'S2', y: poisY }, LT: { site: 'S2', y: ltY },
+      SPIKE: { site: 'S1', y: spikeY }, INTER: { site: 'S1', y: interY }, LUMPY: { site: 'S1', y: lumpyY }, SEAS: { site: 'S1', y: seasY }, POIS: { site: 'S2', y: poisY }, LT: { site: 'S2', y: ltY },
     };
     let rawSegment = 0;
     await withTenant(t.db, a.accountId, async (tx) => {
@@ -212,10 +215,12 @@ describe('outlier, characterization and distribution steps (real worker)', () =>
 
   test('outlier: the spike is flagged and replaced by its window median, closed weeks stay NULL, a "none" set copies y', async () => {
     const job = await run('outlier');
-    expect(job.result).toEqual({ step: 'outlier', series: 5, rows: 5, chunks: 1 });
-    expect(job.log.map((l) => l.message)).toContain('outlier: chunk 1/1: 5 series, 5 rows; 1 outliers corrected');
+    expect(job.result).toEqual({ step: 'outlier', series: 6, rows: 6, chunks: 1 });
+    expect(job.log.map((l) => l.message)).toContain('outlier: chunk 1/1: 6 series, 6 rows; 2 outliers corrected');
     const r = await rows('series_outliers', allPipeline);
-    expect(Object.keys(r)).toEqual(['INTER', 'LT', 'POIS', 'SEAS', 'SPIKE']);
+    expect(Object.keys(r)).toEqual(['INTER', 'LT', 'LUMPY', 'POIS', 'SEAS', 'SPIKE']);
+    // among the lumpy series' non-zero sizes the 60 stands out
+    expect(r.LUMPY.outliers).toEqual([expect.objectContaining({ ds: ds(LUMP_AT), y: 60, direction: 'up' })]);
     const spike = r.SPIKE;
     expect(spike).toMatchObject({ start_week: START, method: 'hampel', n_outliers: 1, params: { window: 6, threshold: 3, correction: 'median', seasonal_period: 52 } });
     expect(spike.outliers).toEqual([{ ds: ds(SPIKE_AT), y: 200, corrected_y: spikeExpected, score: expect.any(Number), direction: 'up' }]);
@@ -235,7 +240,7 @@ describe('outlier, characterization and distribution steps (real worker)', () =>
 
   test('characterization on the corrected history: intermittent ADI 4, seasonality found, spike gone', async () => {
     const job = await run('characterization');
-    expect(job.result).toEqual({ step: 'characterization', series: 5, rows: 5, chunks: 1 });
+    expect(job.result).toEqual({ step: 'characterization', series: 6, rows: 6, chunks: 1 });
     const r = await rows('series_characteristics', allPipeline);
     expect(r.INTER).toMatchObject({ demand_class: 'intermittent', is_intermittent: true, adi: 4, zero_ratio: 0.75, n_observations: 156, seasonal_period: 52 });
     const sizes = interY.filter((v) => v > 0);
@@ -260,7 +265,7 @@ describe('outlier, characterization and distribution steps (real worker)', () =>
 
   test('distribution: Poisson data gets a discrete fit with the Poisson 0.95 quantile; lead-time demand is summed', async () => {
     const job = await run('distribution');
-    expect(job.result).toEqual({ step: 'distribution', series: 5, rows: 5, chunks: 1 });
+    expect(job.result).toEqual({ step: 'distribution', series: 6, rows: 6, chunks: 1 });
     const r = await rows('series_distributions', allPipeline);
     const pois = r.POIS;
     expect(['poisson', 'negative_binomial']).toContain(pois.distribution_type);
@@ -277,6 +282,11 @@ describe('outlier, characterization and distribution steps (real worker)', () =>
     // the spike series is fitted on its corrected open weeks
     expect(r.SPIKE.n).toBe(154);
     expect(r.SPIKE.service_level_quantiles['0.99']).toBeLessThan(30);
+    // a series with structural zeros is fitted on its demand as it came: the 60 is its size distribution's tail
+    const corrected = (await rows('series_outliers', allPipeline)).LUMPY.corrected_y as number[];
+    expect(corrected[LUMP_AT]).toBeLessThan(60);
+    expect(r.LUMPY.mean).toBeCloseTo(lumpyY.reduce((x, v) => x + v, 0) / WEEKS, 9);
+    expect(r.LUMPY.mean).toBeGreaterThan(corrected.reduce((x, v) => x + v, 0) / WEEKS + 0.3);
   });
 
   test('a pipeline with segments: only its segment\'s series get rows, under its pipeline id; characterization without an outlier run uses y', async () => {
@@ -296,13 +306,13 @@ describe('outlier, characterization and distribution steps (real worker)', () =>
     expect(d.LT).toMatchObject({ basis: 'lead_time', lead_time_weeks: 2, n: 78 });
     // the other pipeline's rows are untouched
     expect(await withTenant(t.db, a.accountId, (tx) => tx.oneFirst(sql.unsafe`SELECT count(*) FROM series_characteristics WHERE pipeline_id = ${allPipeline}`))).toBe(before);
-    expect(before).toBe(5);
+    expect(before).toBe(6);
   });
 
   test('a re-run rewrites the rows without duplicates; a series that left the pipeline\'s segments loses its rows there', async () => {
     const job = await run('outlier');
     const again = await rows('series_outliers', allPipeline);
-    expect(Object.keys(again)).toHaveLength(5);
+    expect(Object.keys(again)).toHaveLength(6);
     expect(Object.values(again).every((row: any) => row.job_id === job.job_id)).toBe(true);
     expect(again.SPIKE.outliers).toHaveLength(1);
     await withTenant(t.db, a.accountId, (tx) => tx.query(sql.unsafe`DELETE FROM segment_members WHERE segment_id = ${pipeSegment} AND item_id = ${id.LT.item_id}`));
@@ -310,6 +320,6 @@ describe('outlier, characterization and distribution steps (real worker)', () =>
     expect(scoped.result).toMatchObject({ series: 1, rows: 1 });
     expect(scoped.log.map((l) => l.message)).toContain("outlier: 1 rows of series outside the pipeline's segments removed");
     expect(Object.keys(await rows('series_outliers', pipelineId))).toEqual(['SPIKE']);
-    expect(Object.keys(await rows('series_outliers', allPipeline))).toHaveLength(5);
+    expect(Object.keys(await rows('series_outliers', allPipeline))).toHaveLength(6);
   });
 });
