@@ -18,7 +18,7 @@ const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: co
  * master schema (the JWT secret, superadmins, the account list, LISTEN channels) is never seen by a suite running
  * beside it; each test file makes its own tenants inside that. The workflow bundle is built here once: webpack took
  * seconds in every workflow test file. The Temporal server keeps its state in memory: nothing of it outlives the run,
- * and a file of its own cost it about 40 % more CPU.
+ * and a file of its own cost it about 40 % more CPU. PostgreSQL runs without autovacuum (db/embedded.ts).
  */
 export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   process.env.NODE_ENV = 'test';
@@ -28,7 +28,7 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   (globalThis as any).__TEST_RUN_DIR__ = run;
   const bundling = bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
   if (!process.env.DATABASE_URL) {
-    const db = await startEmbeddedPostgres({ dataDir: path.join(run, 'pg'), port: await freePort(), persistent: false, fast: true });
+    const db = await startEmbeddedPostgres({ dataDir: path.join(run, 'pg'), port: await freePort(), persistent: false, fast: true, autovacuum: false });
     (globalThis as any).__EMBEDDED_PG__ = db;
     process.env.DATABASE_URL = db.url;
   }

@@ -1,0 +1,15 @@
+import { openPool, sql, type Db } from '../../db/pool';
+
+// The run's PostgreSQL (test/support/globalSetup.ts) trades durability and upkeep for CPU: nothing in it outlives the run.
+let db: Db;
+beforeAll(async () => {
+  db = await openPool(process.env.DATABASE_URL!, 1);
+});
+afterAll(async () => {
+  await db.end();
+});
+
+test('the test run\'s PostgreSQL runs without fsync and without autovacuum', async () => {
+  const setting = async (name: string) => (await db.oneFirst(sql.unsafe`SELECT setting FROM pg_settings WHERE name = ${name}`)) as string;
+  expect({ fsync: await setting('fsync'), autovacuum: await setting('autovacuum') }).toEqual({ fsync: 'off', autovacuum: 'off' });
+});
