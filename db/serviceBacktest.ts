@@ -5,6 +5,7 @@
 import type { BacktestRow } from '../domain/serviceBacktest/derive';
 import type { SummaryRow } from '../domain/serviceBacktest/summarize';
 import type { ShortageMode } from '../domain/serviceBacktest/simulate';
+import type { Fragment } from './segments';
 import { sql, type Tx } from './pool';
 
 export interface ServiceBacktestSettings {
@@ -108,6 +109,8 @@ export interface ServiceBacktestFilter {
   segmentId?: number;
   /** only SKU-sites whose achieved fill rate is more than this below their target */
   missedBy?: number;
+  /** the caller's series (seriesScope on alias r): a user limited to segments reads only theirs */
+  scope?: Fragment;
 }
 
 function where(f: ServiceBacktestFilter) {
@@ -120,6 +123,7 @@ function where(f: ServiceBacktestFilter) {
   if (f.abcClass !== undefined) parts.push(sql.fragment`r.abc_class = ${f.abcClass}`);
   if (f.segmentId !== undefined) parts.push(sql.fragment`${f.segmentId}::int4 = ANY(r.segment_ids)`);
   if (f.missedBy !== undefined) parts.push(sql.fragment`r.fill_rate < r.target_service - ${f.missedBy}::float8`);
+  if (f.scope) parts.push(f.scope);
   return sql.join(parts, sql.fragment` AND `);
 }
 

@@ -158,3 +158,32 @@ describe('reads', () => {
     expect(spec.layer[1].encoding.y.field).toBe('fill_rate');
   });
 });
+
+describe('a user limited to segments', () => {
+  it('reads only the SKU-sites of their segments: rows, summaries and chart; another SKU-site is a 403', async () => {
+    const segment = await withTenant(t.db, a.accountId, async (tx) => {
+      const id = (await tx.oneFirst(sql.unsafe`INSERT INTO segments (name) VALUES ('Smooth parts') RETURNING id`)) as number;
+      await tx.query(sql.unsafe`INSERT INTO segment_members (segment_id, item_id, site_id) VALUES (${id}, ${ids.smooth}, ${ids.site})`);
+      return id;
+    });
+    const limited = await t.login(await t.addUser(a.accountId, { role: 'user', allowed_segments: [segment] }));
+    const listed = await t.call('get', '/api/service-backtest/results', { token: limited, query: { pipeline_id: pipelineId, limit: 500 } });
+    expect(listed.status).toBe(200);
+    const smoothRows = rows.filter((r) => r.itemId === ids.smooth);
+    expect(listed.headers['x-total-count']).toBe(String(smoothRows.length));
+    expect(new Set(listed.body.map((r: any) => r.unique_id))).toEqual(new Set([`${ids.smooth}_${ids.site}`]));
+    // the unrestricted reader sees both items
+    const everything = await t.call('get', '/api/service-backtest/results', { token: reader, query: { pipeline_id: pipelineId, limit: 1 } });
+    expect(everything.headers['x-total-count']).toBe(String(rows.length));
+
+    const other = await t.call('get', `/api/service-backtest/results/${ids.sparse}_${ids.site}`, { token: limited, query: { pipeline_id: pipelineId } });
+    expect(other.status).toBe(403);
+    expect(other.body.detail).toContain(`${ids.sparse}_${ids.site}`);
+    expect(okBody(await t.call('get', `/api/service-backtest/results/${ids.smooth}_${ids.site}`, { token: limited, query: { pipeline_id: pipelineId } }))).toHaveLength(smoothRows.length);
+
+    const summary = okBody(await t.call('get', '/api/service-backtest/summary', { token: limited, query: { pipeline_id: pipelineId, group_by: 'all' } }));
+    expect(summary.groups[0].variants.find((v: any) => v.variant === 'target').sku_sites).toBe(smoothRows.filter((r) => r.variant === 'target' && r.result.fillRate !== null).length);
+    const chart = okBody(await t.call('get', '/api/service-backtest/chart', { token: limited, query: { pipeline_id: pipelineId, variant: 'target' } }));
+    expect(new Set(chart.layer[1].data.values.map((p: any) => p.unique_id))).toEqual(new Set([`${ids.smooth}_${ids.site}`]));
+  });
+});

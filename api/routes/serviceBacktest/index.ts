@@ -5,6 +5,7 @@
  */
 import { getMeioScenario } from '../../../db/meioConfig';
 import { getPipeline } from '../../../db/pipelines';
+import { seriesScope } from '../../../db/segments';
 import { withTenant, type Tx } from '../../../db/pool';
 import {
   saveServiceBacktestSettings, scenarioWithResults, serviceBacktestResults, serviceBacktestSettings, serviceBacktestSummaryRows,
@@ -17,7 +18,8 @@ import { newJobId } from '../../jobs/service';
 import { defineRoute, type RouteTable } from '../define';
 import { launch } from '../pipeline';
 import { errors, obj } from '../schemas';
-import { parseUniqueId, uniqueIdSchema } from '../segments/access';
+import { uniqueIdSchema, visibleSeries } from '../segments/access';
+import type { AuthUser } from '../../context';
 import * as s from './schemas';
 
 const STEP = 'service-backtest';
@@ -36,8 +38,8 @@ async function scenarioOf(tx: Tx, pipelineId: number, asked: number | undefined)
 }
 
 type Query = Record<string, unknown>;
-const filterOf = (q: Query, pipelineId: number, scenarioId: number): ServiceBacktestFilter => ({
-  pipelineId, scenarioId,
+const filterOf = (q: Query, user: AuthUser, pipelineId: number, scenarioId: number): ServiceBacktestFilter => ({
+  pipelineId, scenarioId, scope: seriesScope(user, 'r'),
   variant: q.variant as string | undefined, originWeeks: q.origin_weeks as number | undefined, itemId: q.item_id as number | undefined,
   siteId: q.site_id as number | undefined, demandClass: q.demand_class as string | undefined, abcClass: q.abc_class as string | undefined,
   segmentId: q.segment_id as number | undefined, missedBy: q.missed_by as number | undefined,
@@ -105,14 +107,14 @@ export function registerServiceBacktestRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/service-backtest/results', tag,
     summary: 'Service backtest rows',
-    description: `One row per SKU-site, origin and variant (ours at the target, the normal and bootstrap peers, ours at each sweep level): the policy sized as of the origin and what it achieved on the held-out weeks. Filters by variant, origin, SKU-site, demand class, ABC class, segment and a miss of more than \`missed_by\`. Paged; the total is in \`X-Total-Count\`. ${EXTRA}`,
+    description: `One row per SKU-site, origin and variant (ours at the target, the normal and bootstrap peers, ours at each sweep level): the policy sized as of the origin and what it achieved on the held-out weeks. Filters by variant, origin, SKU-site, demand class, ABC class, segment and a miss of more than \`missed_by\`; a user limited to segments reads only their SKU-sites (here, in the summary and in the chart). Paged; the total is in \`X-Total-Count\`. ${EXTRA}`,
     query: s.listQuery,
     responses: { 200: { description: 'rows', schema: { type: 'array', items: s.resultSchema } }, ...errors(400, 404) },
     handler: async (ctx, { query, user }) => {
       const { rows, total } = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
         const scenarioId = await scenarioOf(tx, query.pipeline_id, query.scenario_id);
         if (scenarioId === null) return { rows: [], total: 0 };
-        return serviceBacktestResults(tx, filterOf(query, query.pipeline_id, scenarioId), { skip: query.skip, limit: query.limit });
+        return serviceBacktestResults(tx, filterOf(query, user, query.pipeline_id, scenarioId), { skip: query.skip, limit: query.limit });
       });
       ctx.set('X-Total-Count', String(total));
       return rows;
@@ -122,12 +124,12 @@ export function registerServiceBacktestRoutes(table: RouteTable): void {
   defineRoute(table, {
     method: 'get', path: '/api/service-backtest/results/{unique_id}', tag,
     summary: 'Service backtest rows of one SKU-site',
-    description: `Every origin and variant of the SKU-site; 404 when it has none. ${EXTRA}`,
+    description: `Every origin and variant of the SKU-site; 404 when it has none, 403 when it is outside the caller's segments. ${EXTRA}`,
     params: obj({ unique_id: uniqueIdSchema }, ['unique_id']), query: s.oneQuery,
-    responses: { 200: { description: 'rows', schema: { type: 'array', items: s.resultSchema } }, ...errors(400, 404) },
+    responses: { 200: { description: 'rows', schema: { type: 'array', items: s.resultSchema } }, ...errors(400, 403, 404) },
     handler: (ctx, { params, query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       const scenarioId = await scenarioOf(tx, query.pipeline_id, query.scenario_id);
-      const { itemId, siteId } = parseUniqueId(params.unique_id);
+      const { itemId, siteId } = await visibleSeries(tx, user, params.unique_id, { mustExist: false });
       const { rows } = scenarioId === null ? { rows: [] } : await serviceBacktestResults(tx, { pipelineId: query.pipeline_id, scenarioId, itemId, siteId }, { skip: 0, limit: 1000 });
       if (!rows.length) throw notFound(`SKU-site ${params.unique_id} has no service backtest rows in pipeline ${query.pipeline_id}`);
       return rows;
@@ -144,7 +146,7 @@ export function registerServiceBacktestRoutes(table: RouteTable): void {
       const scenarioId = await scenarioOf(tx, query.pipeline_id, query.scenario_id);
       const groupBy = query.group_by as GroupBy;
       if (scenarioId === null) return { pipeline_id: query.pipeline_id, scenario_id: null, group_by: groupBy, groups: [] };
-      const rows = await serviceBacktestSummaryRows(tx, filterOf(query, query.pipeline_id, scenarioId));
+      const rows = await serviceBacktestSummaryRows(tx, filterOf(query, user, query.pipeline_id, scenarioId));
       return { pipeline_id: query.pipeline_id, scenario_id: scenarioId, group_by: groupBy, groups: summarize(rows, groupBy) };
     }),
   });
@@ -157,7 +159,7 @@ export function registerServiceBacktestRoutes(table: RouteTable): void {
     responses: { 200: { description: 'Vega-Lite spec', schema: { type: 'object' } }, ...errors(400, 404) },
     handler: (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       const scenarioId = await scenarioOf(tx, query.pipeline_id, query.scenario_id);
-      const { rows } = scenarioId === null ? { rows: [] } : await serviceBacktestResults(tx, filterOf(query, query.pipeline_id, scenarioId), { skip: 0, limit: query.limit });
+      const { rows } = scenarioId === null ? { rows: [] } : await serviceBacktestResults(tx, filterOf(query, user, query.pipeline_id, scenarioId), { skip: 0, limit: query.limit });
       const points = (rows as unknown as ChartPoint[]).filter((r) => r.fill_rate !== null).map((r) => ({
         unique_id: r.unique_id, origin_weeks: r.origin_weeks, variant: r.variant, target_service: r.target_service, fill_rate: r.fill_rate,
         demand_class: r.demand_class, average_inventory_value: r.average_inventory_value,
