@@ -5662,7 +5662,7 @@ export interface paths {
         };
         /**
          * Service backtest rows
-         * @description One row per SKU-site, origin and variant (ours at the target, the normal and bootstrap peers, ours at each sweep level): the policy sized as of the origin and what it achieved on the held-out weeks. Filters by variant, origin, SKU-site, demand class, ABC class, segment and a miss of more than `missed_by`. Paged; the total is in `X-Total-Count`. Not in the spec (docs/SERVICE_BACKTEST.md).
+         * @description One row per SKU-site, origin and variant (ours at the target, the normal and bootstrap peers, ours at each sweep level): the policy sized as of the origin and what it achieved on the held-out weeks. Filters by variant, origin, SKU-site, demand class, ABC class, segment and a miss of more than `missed_by`; a user limited to segments reads only their SKU-sites (here, in the summary and in the chart). Paged; the total is in `X-Total-Count`. Not in the spec (docs/SERVICE_BACKTEST.md).
          */
         get: operations["get_api_service_backtest_results"];
         put?: never;
@@ -5682,7 +5682,7 @@ export interface paths {
         };
         /**
          * Service backtest rows of one SKU-site
-         * @description Every origin and variant of the SKU-site; 404 when it has none. Not in the spec (docs/SERVICE_BACKTEST.md).
+         * @description Every origin and variant of the SKU-site; 404 when it has none, 403 when it is outside the caller's segments. Not in the spec (docs/SERVICE_BACKTEST.md).
          */
         get: operations["get_api_service_backtest_results_unique_id"];
         put?: never;
@@ -47768,6 +47768,17 @@ export interface operations {
             };
             /** @description Missing, invalid, expired or revoked token */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: string;
+                    };
+                };
+            };
+            /** @description Authenticated but lacking role or permission */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
