@@ -17,6 +17,7 @@
  * 95 % and delivered 82–87 % in the service backtest (docs/SERVICE_BACKTEST.md).
  */
 import type { LeadTimeDemand } from './leadTimeDemand';
+import { smallestLevel } from './rq';
 
 export interface PeriodicDemand {
   /** demand over the net lead time L */
@@ -85,30 +86,8 @@ export function evaluatePeriodic(p: PeriodicDemand, r: number, window: number): 
  */
 export function levelForPeriodicFillRate(p: PeriodicDemand, window: number, beta: number): number {
   if (!(beta > 0 && beta < 1)) throw new RangeError(`fill rate target must lie in (0,1), got ${beta}`);
-  const cover = p.ends[p.ends.length - 1];
-  const meets = (r: number) => periodicFillRate(p, r, window) >= beta;
-  if (cover.kind === 'discrete') {
-    // every position of the window at or below zero fills nothing
-    let lo = -Math.max(1, Math.ceil(window));
-    let hi = cover.pmf.length;
-    while (lo + 1 < hi) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (meets(mid)) hi = mid;
-      else lo = mid;
-    }
-    return hi;
-  }
-  const scale = Math.max(Math.sqrt(cover.variance), window, 1);
-  let lo = p.lead.mean - window - scale;
-  while (meets(lo)) lo -= 4 * scale;
-  let hi = cover.mean + scale;
-  while (!meets(hi)) hi += 4 * scale;
-  for (let i = 0; i < 200 && hi - lo > 1e-9 * Math.max(1, Math.abs(hi)); i++) {
-    const mid = (lo + hi) / 2;
-    if (meets(mid)) hi = mid;
-    else lo = mid;
-  }
-  return hi;
+  // every position of the window at or below zero fills nothing; the cover's top fills everything
+  return smallestLevel((r) => periodicFillRate(p, r, window) >= beta, p.ends[p.ends.length - 1], -Math.max(1, Math.ceil(window)), window);
 }
 
 /** The smallest r whose lowest position after a review is the protection interval's alpha quantile. */

@@ -82,11 +82,19 @@ export function reorderPointForCycleService(ltd: LeadTimeDemand, alpha: number):
 export function reorderPointForFillRate(ltd: LeadTimeDemand, Q: number, beta: number): number {
   if (!(beta > 0 && beta < 1)) throw new RangeError(`fill rate target must lie in (0,1), got ${beta}`);
   checkQuantity(ltd, Q);
-  const meets = (r: number) => fillRate(ltd, r, Q) >= beta;
-  if (ltd.kind === 'discrete') {
-    // At r = -Q every position is <= 0 so nothing is filled; at the top of the support everything is.
-    let lo = -Q;
-    let hi = ltd.pmf.length;
+  // At r = -Q every position is <= 0 so nothing is filled; at the top of the support everything is.
+  return smallestLevel((r) => fillRate(ltd, r, Q) >= beta, ltd, -Q, Q);
+}
+
+/**
+ * The smallest level meeting a predicate that holds from some level on: on the integers a bisection between `floor`
+ * (known to fail) and the top of the support; on the line within a bracket around the distribution, widened by its
+ * spread (or `width`, a window of levels) until it holds.
+ */
+export function smallestLevel(meets: (level: number) => boolean, d: LeadTimeDemand, floor: number, width: number): number {
+  if (d.kind === 'discrete') {
+    let lo = floor;
+    let hi = d.pmf.length;
     while (lo + 1 < hi) {
       const mid = Math.floor((lo + hi) / 2);
       if (meets(mid)) hi = mid;
@@ -94,10 +102,10 @@ export function reorderPointForFillRate(ltd: LeadTimeDemand, Q: number, beta: nu
     }
     return hi;
   }
-  const scale = Math.max(Math.sqrt(ltd.variance), Q, 1);
-  let lo = ltd.mean - Q - scale;
+  const scale = Math.max(Math.sqrt(d.variance), width, 1);
+  let lo = d.mean - width - scale;
   while (meets(lo)) lo -= 4 * scale;
-  let hi = ltd.mean + scale;
+  let hi = d.mean + scale;
   while (!meets(hi)) hi += 4 * scale;
   return bisect(meets, lo, hi);
 }
