@@ -37,6 +37,7 @@ import { logger } from '../lib/logger';
 import { loadDemoIntoStaging } from '../scripts/demoData/load';
 import type { ImportRunResult } from '../workflows/importRun';
 import type { RunStepInput, StepResult } from '../workflows/runStep';
+import { optionValue, positiveInt } from './lib/args';
 import { statsOf, summarizeHistory, type ActivityStats } from './lib/history';
 import { describeMachine, type Machine } from './lib/machine';
 import { PgSampler, type PgProfile } from './lib/pgSampler';
@@ -61,18 +62,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const value = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    if (i < 0) return undefined;
-    const v = argv[i + 1];
-    if (v === undefined || v.startsWith('--')) throw new Error(`${name} needs a value`);
-    return v;
-  };
-  const positiveInt = (name: string, v: string): number => {
-    const n = Number(v.replace(/_/g, ''));
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name}: '${v}' is not a positive integer`);
-    return n;
-  };
+  const value = (name: string) => optionValue(argv, name);
   const known = ['--sizes', '--quick', '--seed', '--weeks', '--no-doc', '--doc', '--no-reference', '--n-workers', '--chunk-size', '--keep', '--no-profile', '--help'];
   for (const a of argv) if (a.startsWith('--') && !known.includes(a)) throw new Error(`unknown option ${a} (known: ${known.join(' ')})`);
   if (argv.includes('--help')) {

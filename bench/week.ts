@@ -38,6 +38,7 @@ import { loadDemoIntoStaging } from '../scripts/demoData/load';
 import { seedDemoCausal } from '../scripts/demoData/causal';
 import { seedDemoMaintenance } from '../scripts/demoData/maintenance';
 import { ensureDemoPipeline } from '../scripts/demoData/seed';
+import { optionValue, positiveInt } from './lib/args';
 import { addPlanner, login, startApi, stopChild } from './lib/apiLoad';
 import { describeMachine, type Machine } from './lib/machine';
 import { descendants, machineBusySeconds, memStatus, mib, treeCpuSeconds } from './lib/proc';
@@ -65,18 +66,8 @@ function parseArgs(argv: string[]): Args {
     process.stdout.write(fs.readFileSync(__filename, 'utf8').split('*/')[0].replace(/^\/\*\*?|^ \* ?/gm, '') + '\n');
     process.exit(0);
   }
-  const value = (name: string): string | undefined => {
-    const i = argv.indexOf(name);
-    if (i < 0) return undefined;
-    const v = argv[i + 1];
-    if (v === undefined || v.startsWith('--')) throw new Error(`${name} needs a value`);
-    return v;
-  };
-  const ints = (name: string, v: string): number[] => v.split(',').map((s) => {
-    const n = Number(s.trim().replace(/_/g, ''));
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name}: '${s}' is not a positive integer`);
-    return n;
-  });
+  const value = (name: string) => optionValue(argv, name);
+  const ints = (name: string, v: string): number[] => v.split(',').map((s) => positiveInt(name, s));
   const quick = argv.includes('--quick');
   const sizes = value('--sizes') ? ints('--sizes', value('--sizes')!) : quick ? [1000] : [10_000];
   const workers = value('--workers') ? ints('--workers', value('--workers')!) : quick ? [1] : [1, 2];
