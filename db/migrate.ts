@@ -40,14 +40,23 @@ async function applyScope(client: pg.Client, scope: 'master' | 'tenant', schemaN
   const applied = await recorded();
   const pending = readMigrations(scope).filter((m) => !applied.has(m.version) && m.version <= upTo);
   if (pending.length === 0) return 0;
-  const searchPath = client.escapeLiteral(scope === 'master' ? 'master, public' : `${schemaName}, public`);
+  // what the script needs besides the files goes in as parameters first: the search path and the schema name as
+  // session settings, each file's version and name in a temporary table the script reads by position
+  await client.query("SELECT set_config('search_path', $1, false), set_config('planning.migrating_schema', $2, false)", [
+    scope === 'master' ? 'master, public' : `${schemaName}, public`, schemaName,
+  ]);
+  await client.query('CREATE TEMP TABLE IF NOT EXISTS pending_migration (ord int PRIMARY KEY, version int NOT NULL, name text NOT NULL)');
+  await client.query('TRUNCATE pg_temp.pending_migration');
+  await client.query('INSERT INTO pg_temp.pending_migration SELECT * FROM unnest($1::int[], $2::int[], $3::text[])', [
+    pending.map((_, i) => i), pending.map((m) => m.version), pending.map((m) => m.name),
+  ]);
   const script = pending
-    .map((m) => [
+    .map((m, i) => [
       'BEGIN;',
-      `SELECT set_config('search_path', ${searchPath}, true);`,
       // the newline ends a trailing line comment of the file, the semicolon a last statement without one
       `${m.sql}\n;`,
-      `INSERT INTO master.schema_migrations (schema_name, version, name) VALUES (${client.escapeLiteral(schemaName)}, ${m.version}, ${client.escapeLiteral(m.name)});`,
+      `INSERT INTO master.schema_migrations (schema_name, version, name)
+        SELECT current_setting('planning.migrating_schema'), version, name FROM pg_temp.pending_migration WHERE ord = ${i};`,
       'COMMIT;',
     ].join('\n'))
     .join('\n');
