@@ -123,7 +123,7 @@ async function measureApi(ctx: PipelineContext, load: { connections: number; sec
       { name: 'exception log, status=open&types=supply', path: `/api/exception-log?${p}&status=open&types=supply&page_size=50` },
       { name: 'exception log, segment_id (a third of the series)', path: `/api/exception-log?${p}&segment_id=${segment}&page_size=50` },
       { name: 'exception log, page 40', path: `/api/exception-log?${p}&page=40&page_size=50` },
-      { name: 'alerts, first page (page_size 50)', path: `/api/alerts?${p}&page_size=50`, keeps: false },
+      { name: 'alerts, first page (page_size 50)', path: `/api/alerts?${p}&page_size=50` },
     ],
     { ...load, log, probePath: `/api/exception-log?${p}&page_size=1`, totalOf: (_res, body) => (body as { total: number }).total },
   );
