@@ -34,8 +34,11 @@ const PHASES = process.env.FUZZ_PHASES ?? 'examples,coverage,fuzzing,stateful';
  * five and a margin for the order four workers leave rows in (a version deleted before the compare that reads it).
  * The stateful phase reached no operation in that run: schemathesis' own link inference added ~10,400 links to the
  * 238 declared and its state machine then ran no chain; it now follows the declared links alone (STATEFUL_EXAMPLES).
+ * Later whole runs the same day, on the committed tree: 266–271 of 356, then 262 of 359 (18:35, fresh clone). The
+ * operations on ids that another process's cases create or delete are reached or not by the order the processes
+ * run in, so the floor sits a margin of four under the lowest whole run, not at it.
  */
-const REACHED_FLOOR = 262;
+const REACHED_FLOOR = 258;
 /**
  * Scenarios of the stateful phase (chains of up to 6 calls along the links). The run's max examples (6) would give
  * it 6 scenarios for thousands of links; its own budget lets the chains reach the operations on created ids. The
