@@ -439,7 +439,7 @@ function docBlock(machine: Machine, results: CycleResult[]): string {
   const parts = [
     `Measured ${machine.date} by \`npm run bench:week\` on ${machine.nproc} CPUs (${machine.cpu}), ${machine.memory}, PostgreSQL ${machine.postgres}, Node ${machine.node}. `
     + `Demo data seed ${results[0]?.shape.seed}, ${results[0]?.shape.weeks} weeks; tenant defaults (pipeline.n_workers 2: two chunk activities in flight whatever the number of worker processes). `
-    + 'The machine was shared with other engineers\' test runs while this ran: the load averages and the other processes\' CPU share below say how busy it was; CPU seconds are a steadier measure than wall time.',
+    + 'The load averages and the other processes\' CPU share under each size say how busy the machine was; CPU seconds are a steadier measure than wall time on a shared machine.',
   ];
   for (const c of results) {
     const staged = Object.entries(c.staged).map(([k, n]) => `${k} ${int(n)}`).join(', ');
