@@ -167,8 +167,9 @@ function equalServiceAlong(curve: readonly SweepPoint[], peers: readonly Variant
   });
 }
 
-const peerFigures = (members: readonly SummaryRow[]): VariantFigures[] =>
-  PEERS.map((v) => members.filter((r) => r.variant === v)).filter((list) => list.length).map((list) => figures(list[0].variant, list));
+/** The figures of each of `variants` that has rows among the members, in that order. */
+const figuresOf = (members: readonly SummaryRow[], variants: readonly string[]): VariantFigures[] =>
+  variants.map((v) => members.filter((r) => r.variant === v)).filter((list) => list.length).map((list) => figures(list[0].variant, list));
 
 /**
  * Only SKU-site × origin replays with demand count, and in a group each variant is read over the same replays as
@@ -176,7 +177,7 @@ const peerFigures = (members: readonly SummaryRow[]): VariantFigures[] =>
  */
 export function summarize(rows: readonly SummaryRow[], by: GroupBy): GroupSummary[] {
   return groupRows(rows, by).map(([group, members]) => {
-    const variants = ['target', ...PEERS].map((v) => members.filter((r) => r.variant === v)).filter((list) => list.length).map((list) => figures(list[0].variant, list));
+    const variants = figuresOf(members, ['target', ...PEERS]);
     const sweep = curveOf(members, 'sweep');
     return { group_by: by, group, variants, sweep, equal_service: equalServiceAlong(sweep, variants.filter((v) => PEERS.includes(v.variant))) };
   });
@@ -193,6 +194,6 @@ export interface PortfolioSummary {
 export function summarizePortfolio(rows: readonly SummaryRow[], by: GroupBy): PortfolioSummary[] {
   return groupRows(rows, by).map(([group, members]) => {
     const curve = curveOf(members, 'portfolio');
-    return { group, curve, equal_service: equalServiceAlong(curve, peerFigures(members)) };
+    return { group, curve, equal_service: equalServiceAlong(curve, figuresOf(members, PEERS)) };
   });
 }
