@@ -9,6 +9,7 @@ import { plannedWeeklyDistribution, type MeioDemandStreamSwitches } from '../../
 import { weeklyDemandOf } from '../../domain/inventory/fittedDemand';
 import { NetworkCycleError, planItemNetwork, type MeioGroupResult, type MeioRoute, type MeioSite, type MeioSkuResult } from '../../domain/inventory/meio';
 import { allocateBudget } from '../../domain/inventory/portfolioBudget';
+import { plannedAutocorrelation } from '../../domain/inventory/serialDependence';
 import { resolveServiceTarget, type MeioSettings } from '../../domain/inventory/serviceTargets';
 import { DEFAULT_HORIZON } from '../../domain/supply/types';
 import { extraStreamsOfItems } from '../demand/streams';
@@ -40,7 +41,7 @@ interface Planned {
 /**
  * Loads the items' networks, resolves every site's target and plans each item (domain/inventory/meio.ts). `caps`
  * bounds the investment on an item's curve (a scenario budget's share); `history` holds the weekly demand an
- * empirical fit stands for.
+ * empirical fit stands for, and whose autocorrelations widen the demand over a protection interval.
  */
 async function planItems(
   tx: Tx, pipelineId: number, scenarioId: number, settings: MeioSettings, on: MeioDemandStreamSwitches, itemIds: readonly number[], history: Map<string, number[]>,
@@ -60,14 +61,13 @@ async function planItems(
       const uid = `${s.item_id}_${s.site_id}`;
       const o = overrides.get(uid);
       const t = resolveServiceTarget(settings, s.segment_ids, o ? { sl_override: o.sl_override, fr_override: o.fr_override } : undefined);
+      const weeks = history.get(uid) ?? [];
+      const fit = s.has_series ? weeklyDemandOf({ ...s, lead_time_weeks: s.dist_lead_time_weeks, mean: s.dist_mean, std: s.dist_std }, weeks) : null;
+      const demand = s.has_series ? plannedWeeklyDistribution(fit, { causal: extra.causal.get(uid), maintenance: extra.maintenance.get(uid) }, on, DEFAULT_HORIZON) : null;
       return {
         siteId: s.site_id,
-        demand: s.has_series
-          ? plannedWeeklyDistribution(
-            weeklyDemandOf({ ...s, lead_time_weeks: s.dist_lead_time_weeks, mean: s.dist_mean, std: s.dist_std }, history.get(uid) ?? []),
-            { causal: extra.causal.get(uid), maintenance: extra.maintenance.get(uid) }, on, DEFAULT_HORIZON,
-          )
-          : null,
+        demand,
+        autocorrelation: plannedAutocorrelation(weeks, on.statistical ? fit : null, demand),
         hasSeries: s.has_series, unitCost: s.unit_cost, masterLeadTime: s.lead_time_weeks, moq: s.moq, orderMultiple: s.order_multiple,
         target: {
           service_type: t.service_type, target_service: t.target_service, holding_rate: t.holding_rate, ordering_cost: t.ordering_cost,

@@ -1,8 +1,8 @@
 /**
  * The meio step's planner for one item across its network of sites: where to hold safety stock (the guaranteed-
  * service model when stock flows through more than one stocking site), the exact single-echelon policy at every
- * stocking site over the replenishment time it must cover, and the greedy service-versus-investment curve of the
- * item's demand sites, from which the point that meets the group target (or the budget) is taken.
+ * stocking site over the replenishment time it must cover (its own target at every demand site), and the greedy
+ * service-versus-investment curve of the item's demand sites, on which a budget too small for those targets is spent.
  *
  * Demand at a site feeds the site that supplies it (its preferred inbound supply route), so an internal site sees the
  * pooled demand of everything below it (means and variances add: sites' demands are taken as independent).
@@ -17,11 +17,12 @@ import { discreteDistribution, negativeBinomialPmf, poissonPmf } from './discret
 import { eoqConstrained } from './eoq';
 import { solveGsm, type GsmStage } from './gsm';
 import { leadTimeDemand, normalDistribution, periodMoments, type DemandDistribution, type LeadTimeDemand } from './leadTimeDemand';
-import { curvePoint, levelsAt, pickByBudget, pickByTarget, traceCurve, type MarginalSku } from './marginalAnalysis';
+import { levelsAt, pickByBudget, traceCurve, type CurvePoint, type MarginalSku } from './marginalAnalysis';
 import type { MetricMethod } from './metric';
 import { evaluateMetricTree, metricTreeCurve, type MetricStream, type MetricTree, type MetricTreeOptions } from './metricTree';
 import { buildRouteGraph, detectCycle, formatCycle, SUPPLY_ROUTE_TYPES, topologicalOrder } from './network';
 import { preferredReverseRoutes, repairLoop, type RepairLoop } from './repairLoops';
+import { dependentVarianceFactor } from './serialDependence';
 import { evaluatePeriodic, levelForPeriodicCycleService, levelForPeriodicFillRate, lowestPosition, periodicFillRate, type PeriodicDemand } from './periodicReview';
 import type { Policy, ServiceType } from './serviceTargets';
 
@@ -42,6 +43,11 @@ export interface MeioSite {
   siteId: number;
   /** weekly demand at the site itself; null when it has no series or no fitted distribution */
   demand: DemandDistribution | null;
+  /**
+   * the lag-1, 2, … autocorrelations of its weekly demand (serialDependence.ts): weeks that move together widen the
+   * demand over a protection interval beyond k weekly spreads; absent or empty for independent weeks
+   */
+  autocorrelation?: readonly number[] | null;
   hasSeries: boolean;
   unitCost: number;
   /** item-site master lead time, used when no supply route leads into the site */
@@ -154,24 +160,33 @@ function inboundRoutes(routes: readonly MeioRoute[]): Map<number, MeioRoute> {
   return best;
 }
 
+/** One site's weekly demand as it feeds a stocking site, with the autocorrelations of its weeks. */
+interface DemandPart {
+  demand: DemandDistribution;
+  autocorrelation: readonly number[];
+}
+
 /**
- * Demand over a replenishment time: exact for a site's own demand; for pooled demand a distribution matched on the
- * first two moments in the family that keeps its nature (Poisson when every part is Poisson, negative binomial for
+ * Demand over a replenishment time: exact for a site's own demand with independent weeks; for pooled demand, or
+ * weeks that move together (serialDependence.ts), a distribution matched on the first two moments in the family that
+ * keeps its nature (Poisson when the variance is the mean's and every part counts, negative binomial for
  * over-dispersed counts, else normal).
  */
-function demandOver(parts: readonly DemandDistribution[], weeks: number): LeadTimeDemand {
-  if (parts.length === 1) return leadTimeDemand(parts[0], weeks);
+function demandOver(parts: readonly DemandPart[], weeks: number): LeadTimeDemand {
+  const factors = parts.map((p) => dependentVarianceFactor(p.autocorrelation, weeks));
+  if (parts.length === 1 && factors[0] === 1) return leadTimeDemand(parts[0].demand, weeks);
   let mean = 0, variance = 0;
-  for (const p of parts) {
-    const m = periodMoments(p);
+  parts.forEach((p, i) => {
+    const m = periodMoments(p.demand);
     mean += m.mean;
-    variance += m.variance;
-  }
+    variance += m.variance * factors[i];
+  });
   mean *= weeks;
   variance *= weeks;
   if (mean <= 0) return discreteDistribution([1]);
-  if (parts.every((p) => p.type === 'poisson')) return discreteDistribution(poissonPmf(mean), { mean, variance: mean });
-  if (parts.every((p) => p.type === 'poisson' || p.type === 'negative_binomial' || p.type === 'empirical') && variance > mean) {
+  const counts = parts.every((p) => p.demand.type === 'poisson' || p.demand.type === 'negative_binomial' || p.demand.type === 'empirical');
+  if (counts && parts.every((p, i) => p.demand.type === 'poisson' && factors[i] <= 1)) return discreteDistribution(poissonPmf(mean), { mean, variance: mean });
+  if (counts && variance > mean) {
     return discreteDistribution(negativeBinomialPmf((mean * mean) / (variance - mean), mean / variance), { mean, variance });
   }
   return normalDistribution(mean, Math.sqrt(Math.max(variance, 1e-12)));
@@ -196,7 +211,7 @@ function orderQuantity(site: MeioSite, weeklyMean: number, discrete: boolean, di
 
 interface Stocked {
   site: MeioSite;
-  parts: DemandDistribution[];
+  parts: DemandPart[];
   leadTime: number;
   upstream: number | null;
 }
@@ -212,7 +227,7 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
   const order = topologicalOrder(buildRouteGraph([...inbound.values()], sites.map((s) => s.siteId)))!;
 
   // pooled demand, pushed from the bottom of the tree of preferred routes to the top
-  const pooled = new Map<number, DemandDistribution[]>(sites.map((s) => [s.siteId, s.demand ? [s.demand] : []]));
+  const pooled = new Map<number, DemandPart[]>(sites.map((s) => [s.siteId, s.demand ? [{ demand: s.demand, autocorrelation: s.autocorrelation ?? [] }] : []]));
   for (const id of [...order].reverse()) {
     const up = inbound.get(id)?.from;
     if (up !== undefined) pooled.get(up)!.push(...pooled.get(id)!);
@@ -316,31 +331,38 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
       const low = p.cover.quantile(1e-9) - 1;
       return Math.min(p.level, p.s.site.target.service_type === 'fill_rate' ? low - Math.max(1, p.window) + 1 : low);
     });
+    const costOf = (p: Planned, r: number) => Math.max(p.s.site.unitCost, 1e-9) * evaluatePeriodic(p.demand, r, p.window).expectedOnHand;
     const skus: MarginalSku[] = demandSites.map((p, i) => ({
       unitCost: Math.max(p.s.site.unitCost, 1e-9),
-      levelCost: (r: number) => Math.max(p.s.site.unitCost, 1e-9) * evaluatePeriodic(p.demand, r, p.window).expectedOnHand,
+      levelCost: (r: number) => costOf(p, r),
       score: (r: number) => weights[i] * serviceOf(p, r),
       minLevel: floors[i],
       maxLevel: Math.max(floors[i], p.level + Math.ceil(4 * Math.sqrt(p.cover.variance)) + 2),
     }));
+    // every SKU-site's own target binds: it is a promise to that site's customers, and the item's demand-weighted
+    // target met more cheaply by leaving its small sites below theirs (as the greedy alone would) broke it for them
+    // (docs/SERVICE_BACKTEST.md). The greedy's curve decides where a budget too small for that puts its money.
+    const own = demandSites.map((p) => p.level);
+    let pick: Pick<CurvePoint, 'index' | 'investment' | 'score'> = {
+      index: -1, investment: demandSites.reduce((n, p, i) => n + costOf(p, own[i]), 0), score: demandSites.reduce((n, p, i) => n + weights[i] * serviceOf(p, own[i]), 0),
+    };
     const headroom = options.curveHeadroom ?? 0.005;
-    const curve = traceCurve(skus, { lookahead: 8, stopAtScore: Math.min(0.999999, target + headroom) });
-    let pick = pickByTarget(curve, target) ?? curvePoint(curve, curve.length - 1);
+    const curve = traceCurve(skus, { lookahead: 8, stopAtScore: Math.min(0.999999, Math.max(target, pick.score) + headroom) });
     let budgetBinds = false;
-    if (options.budget != null) {
+    if (options.budget != null && pick.investment > options.budget + 1e-9) {
       const within = pickByBudget(curve, options.budget);
-      if (within && within.index < pick.index) {
+      if (within) {
         pick = within;
         budgetBinds = true;
       }
     }
-    const levels = levelsAt(curve, pick.index);
-    demandSites.forEach((p, i) => {
-      p.level = levels[i];
-      const own = serviceOf(p, p.level);
-      if (budgetBinds) diagnostics.get(p.s.site.siteId)!.push({ code: 'budget', detail: `the budget of ${options.budget} stops the optimiser at ${pick.investment.toFixed(2)}` });
-      else if (own + 1e-9 < p.s.site.target.target_service) diagnostics.get(p.s.site.siteId)!.push({ code: 'group_allocation', detail: `below its own target: the group target ${target.toFixed(4)} is met more cheaply by stock at other sites` });
-    });
+    if (budgetBinds) {
+      const levels = levelsAt(curve, pick.index);
+      demandSites.forEach((p, i) => {
+        p.level = levels[i];
+        diagnostics.get(p.s.site.siteId)!.push({ code: 'budget', detail: `the budget of ${options.budget} stops the optimiser at ${pick.investment.toFixed(2)}` });
+      });
+    }
     const step = Math.max(1, Math.floor(curve.length / CURVE_POINTS));
     const points: Array<{ investment: number; fill_rate: number }> = [];
     for (let k = 0; k < curve.length; k += step) points.push({ investment: curve.investment[k], fill_rate: curve.score[k] });
@@ -361,7 +383,7 @@ export function planItemNetwork(sites: readonly MeioSite[], routes: readonly Mei
     results.push({
       siteId: p.s.site.siteId, policy: t.policy, serviceType: t.service_type, targetService: t.target_service, targetSource: t.source,
       echelonModel,
-      distributionType: p.s.parts.length === 1 ? p.s.parts[0].type : 'pooled',
+      distributionType: p.s.parts.length === 1 ? p.s.parts[0].demand.type : 'pooled',
       weeklyMean: p.weeklyMean, weeklyStd: p.weeklyStd,
       leadTimeWeeks: p.s.leadTime, netLeadTimeWeeks: netLeadTime.get(p.s.site.siteId)!, reviewPeriodWeeks: p.review,
       ltdMean: p.cover.mean, ltdStd: Math.sqrt(p.cover.variance),

@@ -12,6 +12,7 @@
 import { characterize, type DemandClass } from '../characterization/characterize';
 import { historyToFit } from '../distribution/fitHistory';
 import { weeklyDemandOf, type StoredFit } from '../inventory/fittedDemand';
+import { plannedAutocorrelation } from '../inventory/serialDependence';
 import type { DemandDistribution } from '../inventory/leadTimeDemand';
 import { planItemNetwork, type MeioOptions, type MeioRoute, type MeioSite, type MeioSkuResult } from '../inventory/meio';
 import type { ItemCurve } from '../inventory/portfolioBudget';
@@ -155,13 +156,14 @@ interface Sized {
   fitted: Float64Array;
   demandClass: DemandClass | null;
   demand: DemandDistribution | null;
+  autocorrelation: number[];
 }
 
 function plan(item: BacktestItemInput, sized: Map<number, Sized>, targetLevel: number | null, options: MeioOptions = {}): ReturnType<typeof planItemNetwork> {
   const sites: MeioSite[] = item.sites.map((s) => {
     const z = sized.get(s.siteId);
     return {
-      siteId: s.siteId, demand: z?.demand ?? null, hasSeries: Boolean(z), unitCost: s.unitCost, masterLeadTime: s.masterLeadTime,
+      siteId: s.siteId, demand: z?.demand ?? null, autocorrelation: z?.autocorrelation ?? null, hasSeries: Boolean(z), unitCost: s.unitCost, masterLeadTime: s.masterLeadTime,
       moq: s.moq, orderMultiple: s.orderMultiple, eoqOverride: s.eoqOverride ?? null,
       target: targetLevel === null ? s.target : { ...s.target, target_service: targetLevel },
     };
@@ -185,7 +187,9 @@ function sizeSites(item: BacktestItemInput, models: PipelineModels, T: number, m
     const fit = models.fit(fitted, item.itemId, s.siteId, s.masterLeadTime ?? undefined);
     // the meio step hands weeklyDemandOf the raw weekly history (what an empirical fit stands for): here the pre-origin part
     const demand = fit ? weeklyDemandOf(fit, Array.from(before)) : null;
-    sized.set(s.siteId, { site: s, cut, fitted, demandClass: characterize(corrected, { period: 1 }).demand_class, demand });
+    // and the autocorrelations of the same weeks, as the meio step reads them (only the statistical stream is replayed)
+    const autocorrelation = plannedAutocorrelation(before, demand, demand);
+    sized.set(s.siteId, { site: s, cut, fitted, demandClass: characterize(corrected, { period: 1 }).demand_class, demand, autocorrelation });
   }
   return sized;
 }

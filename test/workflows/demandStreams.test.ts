@@ -1,5 +1,6 @@
 import { sql, withTenant } from '../../db/pool';
 import { planItemNetwork, type MeioSite } from '../../domain/inventory/meio';
+import { plannedAutocorrelation } from '../../domain/inventory/serialDependence';
 import { planSupply } from '../../domain/supply/engine';
 import { completedJob } from '../support/jobs';
 import { seedInventory, type InventorySeed } from '../support/inventorySeed';
@@ -153,11 +154,17 @@ describe('meio', () => {
   }, 120_000);
 
   const target = { service_type: 'fill_rate' as const, target_service: 0.97, holding_rate: 0.25, ordering_cost: 50, policy: 'rQ' as const, review_period_weeks: 1, source: 'scenario' };
+  // the seeded weeks (inventorySeed.ts) repeat every 3 weeks, so their autocorrelations count; the maintenance stream
+  // dilutes them at S1
+  const seededWeeks = (lambda: number) => Array.from({ length: 20 }, (_, w) => Math.max(0, lambda + (w % 3) - 1));
   const expectedOf = (s1Demand: MeioSite['demand']) => {
     const s = seed.sites;
-    const site = (siteId: number, demand: MeioSite['demand']): MeioSite => ({ siteId, demand, hasSeries: demand !== null, unitCost: 10, masterLeadTime: null, moq: 0, orderMultiple: 1, target });
+    const site = (siteId: number, demand: MeioSite['demand'], lambda = 0): MeioSite => ({
+      siteId, demand, hasSeries: demand !== null, unitCost: 10, masterLeadTime: null, moq: 0, orderMultiple: 1, target,
+      autocorrelation: plannedAutocorrelation(seededWeeks(lambda), lambda ? { type: 'poisson', lambda } : null, demand),
+    });
     return planItemNetwork(
-      [site(s.SUP, null), site(s.DC, null), site(s.S1, s1Demand), site(s.S2, { type: 'poisson', lambda: 2 })],
+      [site(s.SUP, null), site(s.DC, null), site(s.S1, s1Demand, 3), site(s.S2, { type: 'poisson', lambda: 2 }, 2)],
       [
         { from: s.SUP, to: s.DC, type: 'BUY', leadTime: 4, priority: 1 },
         { from: s.DC, to: s.S1, type: 'REPLENISHMENT', leadTime: 1, priority: 1 },
