@@ -43,9 +43,10 @@ interface TargetSpec {
   /** runs after the rows are in import_src, before they are applied */
   prepare?: (tx: Tx) => Promise<void>;
   /**
-   * One statement moving the staged rows that are plainly valid straight into import_src, without leaving the
-   * database; rows it does not take are read and judged by the validator as before. It may only take a row the
-   * validator would accept, with the value the validator would give it.
+   * One SELECT of the staged rows that are plainly valid, typed as import_src's columns (row_no first), so they reach
+   * import_src or the target without leaving the database; rows it does not take are read and judged by the
+   * validator as before. It may only take a row the validator would accept, with the value the validator would give
+   * it. It reads the temporary table `plain_days` (preparePlain).
    */
   plainRows?: Fragment;
   /** a target without ids of its own: rows go in in key order, which fills its primary key's index from left to right */
@@ -60,8 +61,13 @@ interface TargetSpec {
 // A code: printable ASCII at both ends, so JavaScript's trim() would leave it unchanged. It is tested on the few
 // items and sites rows, not on the millions of staged rows: a staged code equal to a plain one is plain itself.
 const PLAIN_CODE = '^[\\x21-\\x7e](.*[\\x21-\\x7e])?$';
-// A date: equal to the text of a real day of 1900–2199, which a join finds without a regex or a cast per row.
-const PLAIN_DAYS = sql.fragment`(SELECT d::date AS ds, to_char(d, 'YYYY-MM-DD') AS txt FROM generate_series(date '1900-01-01', date '2199-12-31', interval '1 day') d)`;
+// A date: equal to the text of a real day of 1900–2199, which a join finds without a regex or a cast per row. The
+// days are a temporary table with statistics: as a set-returning function PostgreSQL misjudged them and sorted all
+// staged rows for a merge join, or hashed them instead of the 110,000 days (27 s instead of 14 s at 10 million rows).
+const PLAIN_DAYS_TABLE = sql.fragment`
+  CREATE TEMP TABLE IF NOT EXISTS plain_days ON COMMIT DROP AS
+  SELECT date '1900-01-01' + i AS ds, to_char(date '1900-01-01' + i, 'YYYY-MM-DD') AS txt
+  FROM generate_series(0, date '2199-12-31' - date '1900-01-01') i`;
 // A quantity >= 0; String(Number(s)) of at most 15 digits is the same decimal with its trailing zeros dropped,
 // which is trim_scale.
 const PLAIN_QTY = '^[0-9]+([.][0-9]+)?$'
@@ -148,12 +154,11 @@ const SPECS: Record<TableName, TargetSpec> = {
     key: [{ src: 'item_xuid', target: 'item_id' }, { src: 'site_xuid', target: 'site_id' }, { src: 'ds', target: 'ds' }],
     cols: [{ src: 'qty', target: 'qty' }],
     plainRows: f`
-      INSERT INTO import_src (row_no, item_xuid, site_xuid, ds, qty)
-      SELECT g.row_no, i.id, si.id, day.ds, trim_scale(g.qty::numeric)
+      SELECT g.row_no, i.id AS item_xuid, si.id AS site_xuid, day.ds, trim_scale(g.qty::numeric) AS qty
       FROM stg_demand_history g
       JOIN (SELECT id, xuid FROM items WHERE xuid ~ ${PLAIN_CODE}) i ON i.xuid = g.item_xuid
       JOIN (SELECT id, xuid FROM sites WHERE xuid ~ ${PLAIN_CODE}) si ON si.xuid = g.site_xuid
-      JOIN ${PLAIN_DAYS} day ON day.txt = g.ds
+      JOIN plain_days day ON day.txt = g.ds
       WHERE g.qty ~ ${PLAIN_QTY} AND length(g.qty) <= 15`,
     insertInKeyOrder: true,
     references: [{ target: 'item_id', table: 'items' }, { target: 'site_id', table: 'sites' }],
@@ -247,16 +252,68 @@ export async function addSource(tx: Tx, table: TableName, rows: Array<{ row_no: 
  * 0 for tables without such a statement: all their rows go through the validator.
  */
 export async function addPlainSource(tx: Tx, table: TableName): Promise<number> {
-  const stmt = SPECS[table].plainRows;
-  if (!stmt) return 0;
+  const spec = SPECS[table];
+  if (!spec.plainRows) return 0;
+  const names = ['row_no', ...spec.src.map((c) => c.name)];
+  return plainStatement(tx, table, sql.unsafe`INSERT INTO import_src (${sql.join(names.map(id), comma)}) ${spec.plainRows}`);
+}
+
+/** Runs a statement reading the table's plain rows (spec.plainRows) with the plan it needs; returns its row count. */
+async function plainStatement(tx: Tx, table: TableName, stmt: ReturnType<typeof sql.unsafe>): Promise<number> {
   // Staging was just filled: without statistics PostgreSQL takes it for a few rows and joins a million of them
   // by nested loops over the 110,000 days (minutes instead of seconds at 10,000 series). ANALYZE reads a sample.
-  // Every join here is a small table against all of staging, which hash joins do in one pass whatever the estimates.
+  // Every join here is a small table against all of staging, which hash joins do in one pass whatever the estimates
+  // (a merge join sorts all of staging first).
   await tx.query(sql.unsafe`ANALYZE ${sql.identifier([`stg_${table}`])}`);
+  await tx.query(sql.unsafe`${PLAIN_DAYS_TABLE}`);
+  await tx.query(sql.unsafe`ANALYZE plain_days`);
   await tx.query(sql.unsafe`SET LOCAL enable_nestloop = off`);
-  const n = (await tx.query(sql.unsafe`${stmt}`)).rowCount;
+  await tx.query(sql.unsafe`SET LOCAL enable_mergejoin = off`);
+  const n = (await tx.query(stmt)).rowCount;
   await tx.query(sql.unsafe`SET LOCAL enable_nestloop = on`);
+  await tx.query(sql.unsafe`SET LOCAL enable_mergejoin = on`);
   return n;
+}
+
+const NOT_DIRECT = new Error('not every staged row is plain');
+
+/**
+ * The bulk road for a first load: when the target is empty and every staged row is plain and its key unique, the
+ * rows go from staging into the target in one sorted INSERT, without import_src, its duplicate-key window or the
+ * anti-join (10 million demand rows: about 40 s instead of 90). The referenced rows are held FOR KEY SHARE, as in
+ * `referencesHeld`. It is tried inside a savepoint: a row the plain statement does not take (the counts differ) or a
+ * repeated key (the primary key refuses it) undoes it, and the caller takes the ordinary road, whose rejections and
+ * reasons are the validator's. Returns null when it did not apply.
+ */
+export async function loadPlainDirect(tx: Tx, table: TableName, staged: number): Promise<ApplyCounts | null> {
+  const spec = SPECS[table];
+  if (!spec.plainRows || !spec.references?.length || staged === 0) return null;
+  const target = id(spec.target);
+  if (!(await bulkChecksAllowed(tx, spec))) return null;
+  if (!(await tx.oneFirst(sql.unsafe`SELECT NOT EXISTS (SELECT 1 FROM ${target})`))) return null;
+  const insertCols = [...spec.key.map((k) => id(k.target)), ...spec.cols.map((c) => id(c.target))];
+  const insertVals = [...spec.key.map((k) => s(k.src)), ...spec.cols.map((c) => (c.default ? f`COALESCE(${s(c.src)}, ${c.default})` : s(c.src)))];
+  try {
+    return await tx.transaction(async (sp) => {
+      for (const ref of spec.references!) await sp.query(sql.unsafe`SELECT count(*) FROM (SELECT 1 FROM ${id(ref.table)} FOR KEY SHARE) held`);
+      await sp.query(sql.unsafe`SET LOCAL session_replication_role = replica`);
+      const n = await plainStatement(sp, table, sql.unsafe`
+        INSERT INTO ${target} (${sql.join(insertCols, comma)})
+        SELECT ${sql.join(insertVals, comma)} FROM (${spec.plainRows!}) s
+        ORDER BY ${sql.join(spec.key.map((k) => s(k.src)), comma)}`);
+      await sp.query(sql.unsafe`SET LOCAL session_replication_role = origin`);
+      if (n !== staged) throw NOT_DIRECT;
+      return { inserted: n, updated: 0, deleted: 0 };
+    });
+  } catch (err) {
+    if (err === NOT_DIRECT || isUniqueViolation(err)) return null;
+    throw err;
+  }
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  for (let e: any = err, i = 0; e && i < 6; e = e.cause ?? e.context ?? e.originalError, i += 1) if (e.code === '23505') return true;
+  return false;
 }
 
 /**
@@ -270,10 +327,7 @@ export async function addPlainSource(tx: Tx, table: TableName): Promise<number> 
  */
 async function referencesHeld(tx: Tx, spec: TargetSpec): Promise<boolean> {
   if (!spec.references?.length) return false;
-  const allowed = await tx.oneFirst(sql.unsafe`
-    SELECT has_parameter_privilege('session_replication_role', 'SET')
-      AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(${spec.target}) AND NOT tgisinternal)`);
-  if (!allowed) return false;
+  if (!(await bulkChecksAllowed(tx, spec))) return false;
   // one pass over import_src for the distinct combinations of all keys, then each referenced table's rows locked
   const cols = spec.references.map((ref) => {
     const src = spec.key.find((k) => k.target === ref.target)?.src ?? spec.cols.find((c) => c.target === ref.target)?.src;
@@ -286,6 +340,13 @@ async function referencesHeld(tx: Tx, spec: TargetSpec): Promise<boolean> {
   return (await tx.oneFirst(sql.unsafe`
     WITH used AS MATERIALIZED (SELECT DISTINCT ${sql.join(cols.map(id), comma)} FROM import_src)
     SELECT ${sql.join(counts, f` AND `)}`)) as boolean;
+}
+
+/** Whether this connection may switch the target's triggers off (and the target has none of its own to lose). */
+async function bulkChecksAllowed(tx: Tx, spec: TargetSpec): Promise<boolean> {
+  return (await tx.oneFirst(sql.unsafe`
+    SELECT has_parameter_privilege('session_replication_role', 'SET')
+      AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(${spec.target}) AND NOT tgisinternal)`)) as boolean;
 }
 
 /** Removes rows whose key repeats an earlier row's; returns each removed row with the row it repeats. */

@@ -5,7 +5,7 @@ import {
   type ImportMode, type RejectedRow, type RunTableRow,
 } from '../../db/importStaging';
 import { appendLog, finishJob, heartbeat as jobHeartbeat, markRunning } from '../../db/jobs';
-import { addPlainSource, addSource, applySource, createSource, dropDuplicates } from '../../db/masterDataWrite';
+import { addPlainSource, addSource, applySource, createSource, dropDuplicates, loadPlainDirect } from '../../db/masterDataWrite';
 import { sql, withTenant, type Db, type Tx } from '../../db/pool';
 import { allRoutes, siteNames } from '../../db/routes';
 import { supersessionImportGuard } from '../../db/supersession';
@@ -232,7 +232,14 @@ export function createImportActivities(deps: { db: Db }) {
           if (!row) throw ApplicationFailure.nonRetryable(`import run ${input.runId} has no table ${table}`);
           if (row.status !== 'pending') return resultOf(row);
           await appendLog(tx, input.runId, `${table}: reading staging rows (${input.mode})`);
-          const pass = await validatePass(tx, input.runId, table, input.mode);
+          const direct = await loadPlainDirect(tx, table, (await stagingStat(tx, table)).row_count);
+          if (direct) {
+            await clearImportErrors(tx, input.runId, table);
+            await appendLog(tx, input.runId, `${table}: every staged row plain and the target empty: loaded in one statement`);
+          }
+          const pass: Pass = direct
+            ? { rowsRead: direct.inserted, valid: direct.inserted, rejected: 0, firstRejections: [] }
+            : await validatePass(tx, input.runId, table, input.mode);
           const done = async (status: 'completed' | 'skipped', counts: { inserted: number; updated: number; deleted: number }, error: string | null, message: string) => {
             await finishRunTable(tx, input.runId, table, { status, rows_read: pass.rowsRead, rejected: pass.rejected, error, started_at: startedAt, ...counts });
             await logRejections(tx, input.runId, table, pass);
@@ -246,7 +253,7 @@ export function createImportActivities(deps: { db: Db }) {
             // Replacing with nothing would empty the target: a file whose every row is bad must not do that.
             throw new TableFailure(`no valid rows; replace would have emptied the target (${pass.rejected} rows rejected)`);
           }
-          const counts = await applySource(tx, table, input.mode);
+          const counts = direct ?? await applySource(tx, table, input.mode);
           if (table === 'routes') await refuseSupplyCycles(tx);
           return done('completed', counts, null,
             `${table}: read ${pass.rowsRead}, inserted ${counts.inserted}, updated ${counts.updated}, deleted ${counts.deleted}, rejected ${pass.rejected} (${input.mode})`);

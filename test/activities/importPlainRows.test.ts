@@ -9,7 +9,7 @@ import { createImportActivities } from '../../activities/import/activity';
 import { stageRows, validateRow, type StagedRow } from '../../domain/import/validate';
 import { createAccount } from '../../db/accounts';
 import { errorSamples, insertRunTables, insertStagingRows, truncateStaging } from '../../db/importStaging';
-import { insertJob } from '../../db/jobs';
+import { insertJob, logTail } from '../../db/jobs';
 import { addPlainSource, createSource } from '../../db/masterDataWrite';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
 
@@ -46,7 +46,8 @@ async function importDemand(rows: Array<Record<string, unknown>>, mode: 'upsert'
     const sites = new Map(((await tx.any(sql.unsafe`SELECT xuid, id FROM sites`)) as Array<{ xuid: string; id: number }>).map((r) => [r.xuid, r.id]));
     const stored = (await tx.any(sql.unsafe`SELECT item_id, site_id, ds, qty::text AS qty FROM demand_history ORDER BY item_id, site_id, ds`)) as Array<{ item_id: number; site_id: number; ds: string; qty: string }>;
     const errors = (await errorSamples(tx, runId, 1000)).map((e) => ({ row_no: Number(e.row_no), reason: e.reason }));
-    return { result, staged, refs: { items, sites }, stored, errors };
+    const bulk = (await logTail(tx, runId, 50)).some((l) => l.message.includes('loaded in one statement'));
+    return { result, staged, refs: { items, sites }, stored, errors, bulk };
   });
 }
 
@@ -178,4 +179,53 @@ test('demand imported in bulk is still held by its foreign keys: its item cannot
   const held = await withTenant(db, accountId, (tx) => tx.oneFirst(sql.unsafe`
     SELECT count(*)::int FROM pg_constraint WHERE conrelid = 'demand_history'::regclass AND contype = 'f' AND convalidated`));
   expect(held).toBe(2);
+});
+
+describe('a first load whose every row is plain goes from staging to the target in one statement', () => {
+  // plain cells only, in no key order: the bulk road sorts them itself
+  const CLEAN = [
+    { item_xuid: 'P1', site_xuid: 'S1', ds: '2024-05-13', qty: '4' },
+    { item_xuid: 'P 2', site_xuid: 'S-2', ds: '2024-05-06', qty: '0.50' },
+    { item_xuid: 'P1', site_xuid: 'S1', ds: '2024-05-06', qty: '007' },
+    { item_xuid: 'p1', site_xuid: 'S1', ds: '2024-05-06', qty: '12.125' },
+  ];
+
+  test('into an empty target: stored as the validator alone would, counted, said in the log, held by its keys', async () => {
+    const run = await importDemand(CLEAN);
+    expect(run.bulk).toBe(true);
+    const expected = judge(run.staged, run.refs);
+    expect(expected.errors).toEqual([]);
+    expect(run.errors).toEqual([]);
+    expect(run.stored.map((r) => ({ ...r, qty: Number(r.qty) }))).toEqual(expected.stored);
+    expect(run.stored.map((r) => r.qty)).toEqual(expect.arrayContaining(['4', '0.5', '7', '12.125']));
+    expect(run.result).toMatchObject({ status: 'completed', rows_read: 4, inserted: 4, updated: 0, deleted: 0, rejected: 0 });
+    const refused = withTenant(db, accountId, (tx) => tx.query(sql.unsafe`DELETE FROM sites WHERE xuid = 'S-2'`));
+    await expect(refused).rejects.toMatchObject({ constraint: 'demand_history_site_id_fkey' });
+  });
+
+  test('a repeated key or one row that is not plain sends the file down the ordinary road, with the same rejections', async () => {
+    const repeated = await importDemand([...CLEAN, { item_xuid: 'P1', site_xuid: 'S1', ds: '2024-05-13', qty: '9' }]);
+    expect(repeated.bulk).toBe(false);
+    expect(repeated.errors).toEqual([{ row_no: 5, reason: 'duplicate key (item_xuid, site_xuid, ds): the same key is given by row 1, which is kept' }]);
+    expect(repeated.result).toMatchObject({ status: 'completed', rows_read: 5, inserted: 4, rejected: 1 });
+    expect(repeated.stored.find((r) => r.ds === '2024-05-13')?.qty).toBe('4');
+
+    const trimmed = await importDemand([...CLEAN, { item_xuid: 'P1', site_xuid: 'S1', ds: '2024-05-20', qty: ' 3' }]);
+    expect(trimmed.bulk).toBe(false);
+    expect(trimmed.errors).toEqual(judge(trimmed.staged, trimmed.refs).errors);
+    expect(trimmed.result).toMatchObject({ status: 'completed', rows_read: 5, inserted: 5, rejected: 0 });
+  });
+
+  test('a target that already holds rows takes the ordinary road: its rows are updated, not refused', async () => {
+    await importDemand(CLEAN);
+    const runId = `import-plain-${crypto.randomUUID()}`;
+    await withTenant(db, accountId, async (tx) => {
+      await insertJob(tx, { job_id: runId, kind: 'import', params: {} });
+      await insertRunTables(tx, runId, [{ table: 'demand_history', mode: 'upsert' }]);
+    });
+    const again = await acts.importTable({ runId, accountId, table: 'demand_history', mode: 'upsert' });
+    expect(again).toMatchObject({ status: 'completed', rows_read: 4, inserted: 0, updated: 4, rejected: 0 });
+    const lines = await withTenant(db, accountId, (tx) => logTail(tx, runId, 50));
+    expect(lines.some((l) => l.message.includes('loaded in one statement'))).toBe(false);
+  });
 });
