@@ -3,6 +3,7 @@ import { distributionRow, distributionSettings } from '../../../activities/distr
 import { outlierRow, outlierSettings } from '../../../activities/outlier/step';
 import { weeklyDemandOf } from '../../../domain/inventory/fittedDemand';
 import { planItemNetwork, type SiteTarget } from '../../../domain/inventory/meio';
+import { plannedAutocorrelation } from '../../../domain/inventory/serialDependence';
 import { createRng, samplePoisson } from '../../../domain/inventory/random';
 import { backtestItem, itemServiceCurve, PORTFOLIO_CEILING, protectionWeeks, simPolicyOf, withLevel, type BacktestItemInput } from '../../../domain/serviceBacktest/derive';
 import { bootstrapLeadTimeDemand, normalPeerLevel, sampleQuantile, weeklyMoments } from '../../../domain/serviceBacktest/peers';
@@ -38,6 +39,22 @@ describe('policy as of the origin', () => {
     expect(rows[0]).toMatchObject({ variant: 'target', policy: 'sQ', reorderPoint: planned.reorderPoint, orderQty: planned.orderQty, leadTimeWeeks: 2, targetService: 0.95 });
     expect(rows[0].result.weeks).toBe(26);
     expect(rows[0].result.demand).toBe(history.slice(78).reduce((a, b) => a + b, 0));
+  });
+
+  it('a seasonal site is sized with the autocorrelations of its weeks before the origin, as the meio step reads them', () => {
+    const rng = createRng(23);
+    const seasonal = Array.from({ length: 130 }, (_, w) => samplePoisson(rng, 20 * (1 + 0.5 * Math.sin((2 * Math.PI * w) / 52))));
+    const { rows } = backtestItem(item(seasonal), models, { originWeeks: [26], peers: false });
+    const weeks = seasonal.slice(0, 104);
+    const before = outlierRow({ item_id: 1, site_id: 10, start: '2025-01-06', y: Float64Array.from(weeks) }, outlierSettings(undefined)).corrected_y;
+    const demand = weeklyDemandOf({ ...distributionRow({ item_id: 1, site_id: 10 }, before, distributionSettings(undefined), 2) }, weeks);
+    const autocorrelation = plannedAutocorrelation(weeks, demand, demand);
+    expect(autocorrelation[0]).toBeGreaterThan(0.5);
+    const plan = (rho: number[]) => planItemNetwork([{
+      siteId: 10, demand, autocorrelation: rho, hasSeries: true, unitCost: 20, masterLeadTime: 2, moq: 0, orderMultiple: 1, target: target(),
+    }], []).skus[0];
+    expect(rows[0]).toMatchObject({ reorderPoint: plan(autocorrelation).reorderPoint, orderQty: plan(autocorrelation).orderQty });
+    expect(rows[0].reorderPoint!).toBeGreaterThan(plan([]).reorderPoint!);
   });
 
   it('does not change when the demand after the origin changes; the replay does', () => {
