@@ -22,7 +22,7 @@
  *   npm run bench:week                                  # 10,000 series with 1 and 2 workers; rewrites docs/BENCHMARKS.md
  *   npm run bench:week -- --sizes 100000 --workers 2    # 100,000 series (long)
  *   npm run bench:week -- --quick                       # 1,000 series, 1 worker, docs untouched
- *   npm run bench:week -- --report bench/out/week-<time>.json   # the doc block from a saved (or stopped) run
+ *   npm run bench:week -- --report bench/out/week-<time>.json[,…]   # the doc block from saved (or stopped) runs
  *   options: --sizes a,b  --workers 1,2  --seed 42  --weeks 156  --doc | --no-doc  --keep
  */
 import type { ChildProcess } from 'node:child_process';
@@ -409,7 +409,7 @@ function stepCells(r: StepRow): string[] {
 
 function cycleTitle(c: CycleResult): string {
   const mins = c.cycleSeconds / 60;
-  return `**${int(c.series)} series, ${c.workers} worker process${c.workers > 1 ? 'es' : ''}**: whole cycle (import → freeze) ${fixed(mins, 1)} min${c.failed ? ` — **${c.failed}**` : ''}; `
+  return `**${int(c.series)} series, ${c.workers} worker process${c.workers > 1 ? 'es' : ''}** (${c.machine.date}): whole cycle (import → freeze) ${fixed(mins, 1)} min${c.failed ? ` — **${c.failed}**` : ''}; `
     + `load average ${c.loadAvg.start.map((x) => fixed(x, 2)).join(' ')} at the start, ${c.loadAvg.end.map((x) => fixed(x, 2)).join(' ')} at the end; `
     + `other processes used ${fixed(c.otherCpuShare * 100, 0)} % of the machine's busy CPU during the cycle.`;
 }
@@ -437,7 +437,7 @@ function speedups(results: CycleResult[]): string {
 
 function docBlock(machine: Machine, results: CycleResult[]): string {
   const parts = [
-    `Measured ${machine.date} by \`npm run bench:week\` on ${machine.nproc} CPUs (${machine.cpu}), ${machine.memory}, PostgreSQL ${machine.postgres}, Node ${machine.node}. `
+    `Measured by \`npm run bench:week\` (each cycle's date beside it) on ${machine.nproc} CPUs (${machine.cpu}), ${machine.memory}, PostgreSQL ${machine.postgres}, Node ${machine.node}. `
     + `Demo data seed ${results[0]?.shape.seed}, ${results[0]?.shape.weeks} weeks; tenant defaults (pipeline.n_workers 2: two chunk activities in flight whatever the number of worker processes). `
     + 'The load averages and the other processes\' CPU share under each size say how busy the machine was; CPU seconds are a steadier measure than wall time on a shared machine.',
   ];
@@ -455,9 +455,11 @@ function docBlock(machine: Machine, results: CycleResult[]): string {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.report) {
-    // cycles saved one by one: a run stopped before its end still reports the ones it finished
-    const saved = JSON.parse(fs.readFileSync(args.report, 'utf8')) as { machine: Machine; results: CycleResult[] };
-    replaceBlock(path.join(REPO_ROOT, 'docs', 'BENCHMARKS.md'), 'bench:week', docBlock(saved.machine, saved.results), { skeleton: '# Benchmarks\n', heading: '## The weekly cycle end to end' });
+    // cycles saved one by one: a run stopped before its end still reports the ones it finished; several files (the
+    // 100,000-series cycle takes an hour) report together, each cycle under its own date
+    const saved = args.report.split(',').map((f) => JSON.parse(fs.readFileSync(f.trim(), 'utf8')) as { machine: Machine; results: CycleResult[] });
+    const results = saved.flatMap((r) => r.results).sort((a, b) => a.series - b.series || a.workers - b.workers);
+    replaceBlock(path.join(REPO_ROOT, 'docs', 'BENCHMARKS.md'), 'bench:week', docBlock(saved[0].machine, results), { skeleton: '# Benchmarks\n', heading: '## The weekly cycle end to end' });
     log(`docs/BENCHMARKS.md updated from ${args.report}`);
     return;
   }
