@@ -273,7 +273,7 @@ async function main(): Promise<void> {
       markdownTable(PORTFOLIO_HEAD, portfolioTable(p.portfolio)),
       '',
     ]),
-    'Fill rates are the unweighted means of the SKU-sites\' achieved fill rates over the 26 held-out weeks ("units served / asked" pools the units instead: the demand-weighted view the meio planner\'s item-level greedy aims at, which may leave a small store below its own target when service is cheaper elsewhere); stock values are Σ average end-of-week on hand × unit cost. "Ours at the peer\'s service" interpolates our policies\' stock along the target sweep at the mean fill rate the peer achieved (docs/SERVICE_BACKTEST.md); "−" is less stock than the peer, "beyond the sweep" means even the 99.5 % level of our sizing did not reach the peer\'s achieved service.',
+    'Fill rates are the unweighted means of the SKU-sites\' achieved fill rates over the 26 held-out weeks ("units served / asked" pools the units instead: the demand-weighted view, in which the large stores weigh most); stock values are Σ average end-of-week on hand × unit cost. "Ours at the peer\'s service" interpolates our policies\' stock along the target sweep at the mean fill rate the peer achieved (docs/SERVICE_BACKTEST.md); "−" is less stock than the peer, "beyond the sweep" means even the 99.5 % level of our sizing did not reach the peer\'s achieved service.',
     '',
     ...verdicts.map((v) => `- ${v}`),
   ].join('\n');
