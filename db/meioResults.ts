@@ -192,12 +192,17 @@ export async function meioSummary(tx: Tx, pipelineId: number, scenarioId: number
 /**
  * The MEIO scenario a run uses: the one asked for, else the tenant's default, else a default created with the
  * catalogue values (so a pipeline's meio step runs on a fresh tenant without a planner configuring anything first).
- * Null when an asked-for scenario does not exist.
+ * Null when an asked-for scenario does not exist. Every chunk of the step asks first thing in its transaction, so the
+ * lock is only taken when there is none yet: held to the chunk's commit, it had made the chunks run one after the
+ * other whatever the number of workers (meio 1.08x faster with two worker processes than with one).
  */
 export async function meioScenarioForRun(tx: Tx, scenarioId: number | null): Promise<number | null> {
   if (scenarioId !== null) return (await tx.maybeOneFirst(sql.unsafe`SELECT id FROM meio_scenarios WHERE id = ${scenarioId}`)) as number | null;
+  const defaultOf = async () => (await tx.maybeOneFirst(sql.unsafe`SELECT id FROM meio_scenarios ORDER BY is_default DESC, id LIMIT 1`)) as number | null;
+  const found = await defaultOf();
+  if (found !== null) return found;
   await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext('meio_scenarios'))`);
-  const existing = (await tx.maybeOneFirst(sql.unsafe`SELECT id FROM meio_scenarios ORDER BY is_default DESC, id LIMIT 1`)) as number | null;
+  const existing = await defaultOf();
   if (existing !== null) return existing;
   return (await tx.oneFirst(sql.unsafe`
     INSERT INTO meio_scenarios (name, description, is_default, created_by)
