@@ -5,6 +5,7 @@ import { openPool } from '../db/pool';
 import { readEnv } from '../lib/env';
 import { computeTaskQueue } from '../lib/taskQueues';
 import { logger } from '../lib/logger';
+import { heartbeatWhileWaiting } from './heartbeatWhileWaiting';
 import { serveWorkerMetrics, WorkerMetrics } from './workerMetrics';
 
 export interface RunWorkerOptions {
@@ -60,7 +61,7 @@ export async function runWorker(opts: RunWorkerOptions): Promise<RunningWorker> 
     // gets this long to finish and report, and past it is cancelled and retried by another worker (it heartbeats).
     const shared = {
       ...(opts.shutdownGraceTime ? { shutdownGraceTime: opts.shutdownGraceTime } : {}),
-      ...(opts.metrics ? { interceptors: { activity: [opts.metrics.interceptor()] } } : {}),
+      interceptors: { activity: [heartbeatWhileWaiting(), ...(opts.metrics ? [opts.metrics.interceptor()] : [])] },
     };
     worker = await Worker.create({
       connection,
