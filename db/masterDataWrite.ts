@@ -291,8 +291,7 @@ export async function loadPlainDirect(tx: Tx, table: TableName, staged: number):
   const target = id(spec.target);
   if (!(await bulkChecksAllowed(tx, spec))) return null;
   if (!(await tx.oneFirst(sql.unsafe`SELECT NOT EXISTS (SELECT 1 FROM ${target})`))) return null;
-  const insertCols = [...spec.key.map((k) => id(k.target)), ...spec.cols.map((c) => id(c.target))];
-  const insertVals = [...spec.key.map((k) => s(k.src)), ...spec.cols.map((c) => (c.default ? f`COALESCE(${s(c.src)}, ${c.default})` : s(c.src)))];
+  const { insertCols, insertVals } = insertOf(spec);
   try {
     return await tx.transaction(async (sp) => {
       for (const ref of spec.references!) await sp.query(sql.unsafe`SELECT count(*) FROM (SELECT 1 FROM ${id(ref.table)} FOR KEY SHARE) held`);
@@ -342,6 +341,17 @@ async function referencesHeld(tx: Tx, spec: TargetSpec): Promise<boolean> {
     SELECT ${sql.join(counts, f` AND `)}`)) as boolean;
 }
 
+/** A column's value from import_src (`s`), its default when the cell was empty. */
+const valueOf = (c: ValueCol) => (c.default ? f`COALESCE(${s(c.src)}, ${c.default})` : s(c.src));
+
+/** The target's columns and import_src's values for them, as both roads insert them. */
+function insertOf(spec: TargetSpec) {
+  return {
+    insertCols: [...spec.key.map((k) => id(k.target)), ...spec.cols.map((c) => id(c.target))],
+    insertVals: [...spec.key.map((k) => s(k.src)), ...spec.cols.map(valueOf)],
+  };
+}
+
 /** Whether this connection may switch the target's triggers off (and the target has none of its own to lose). */
 async function bulkChecksAllowed(tx: Tx, spec: TargetSpec): Promise<boolean> {
   return (await tx.oneFirst(sql.unsafe`
@@ -380,7 +390,6 @@ export async function applySource(tx: Tx, table: TableName, mode: 'upsert' | 're
     deleted = r.rowCount;
   }
 
-  const valueOf = (c: ValueCol) => (c.default ? f`COALESCE(${s(c.src)}, ${c.default})` : s(c.src));
   const sets = spec.cols.map((c) => {
     if (mode === 'replace') return f`${id(c.target)} = ${valueOf(c)}`;
     if (c.merge) return f`${id(c.target)} = ${t(c.target)} || COALESCE(${s(c.src)}, '{}'::jsonb)`;
@@ -391,8 +400,7 @@ export async function applySource(tx: Tx, table: TableName, mode: 'upsert' | 're
     ? (await tx.query(sql.unsafe`UPDATE ${target} t SET ${sql.join(sets, comma)} FROM import_src s WHERE ${match}`)).rowCount
     : (await tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM import_src s WHERE EXISTS (SELECT 1 FROM ${target} t WHERE ${match})`)) as number;
 
-  const insertCols = [...spec.key.map((k) => id(k.target)), ...spec.cols.map((c) => id(c.target))];
-  const insertVals = [...spec.key.map((k) => s(k.src)), ...spec.cols.map(valueOf)];
+  const { insertCols, insertVals } = insertOf(spec);
   const insert = sql.unsafe`
     INSERT INTO ${target} (${sql.join(insertCols, comma)})
     SELECT ${sql.join(insertVals, comma)} FROM import_src s
