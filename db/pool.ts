@@ -41,6 +41,12 @@ export async function openPool(databaseUrl: string, maximumPoolSize = 10): Promi
     idleTimeout: 30000,
     connectionTimeout: CONNECTION_TIMEOUT_MS,
     statementTimeout: 'DISABLE_TIMEOUT',
+    // slonik's default sends DISCARD ALL each time a connection goes back to the pool: one more round trip on every
+    // query outside a transaction and after every transaction (a request made three of them). Nothing on the pool
+    // sets session state: settings are set_config(…, true) or SET LOCAL, temporary tables are ON COMMIT DROP, locks
+    // are pg_advisory_xact_lock; sessions that need more (migrations, backups, the assistant's reader role) open
+    // their own client. test/db/pool.test.ts checks both halves.
+    resetConnection: async () => {},
   });
   // slonik also emits every failed query as a pool 'error' event; unheard, Node would replace the real error (and its
   // class, which callers test for) with ERR_UNHANDLED_ERROR. The query's own promise still rejects with it.

@@ -1,4 +1,5 @@
-import { openPool, sql, type Db } from '../../db/pool';
+import { createAccount } from '../../db/accounts';
+import { openPool, sql, withTenant, type Db } from '../../db/pool';
 
 let db: Db;
 beforeAll(async () => {
@@ -19,4 +20,30 @@ test('a NULL inside a numeric array stays null instead of becoming 0 (closed cal
   const r = await db.one(sql.unsafe`
     SELECT ARRAY[1.5, NULL, 0]::float8[] AS f, ARRAY[NULL, 2]::numeric[] AS n, ARRAY[3, NULL]::int8[] AS i, NULL::float8 AS scalar`);
   expect(r).toEqual({ f: [1.5, null, 0], n: [null, 2], i: [3, null], scalar: null });
+});
+
+describe('connections go back to the pool without a reset round trip', () => {
+  let one: Db;
+  beforeAll(async () => {
+    one = await openPool(process.env.DATABASE_URL!, 1);
+  });
+  afterAll(async () => {
+    await one.end();
+  });
+
+  test('the one connection keeps its session between two queries (no DISCARD ALL on release)', async () => {
+    const pid = await one.oneFirst(sql.unsafe`SELECT pg_backend_pid()`);
+    await one.query(sql.unsafe`SELECT set_config('application_name', 'kept-by-the-session', false)`);
+    expect(await one.one(sql.unsafe`SELECT pg_backend_pid() AS pid, current_setting('application_name') AS name`))
+      .toEqual({ pid, name: 'kept-by-the-session' });
+  });
+
+  test('a tenant transaction\'s search_path ends with it, so the next user of the connection starts clean', async () => {
+    const account = (await one.maybeOneFirst(sql.unsafe`SELECT id FROM master.accounts WHERE is_active LIMIT 1`)) as string | null
+      ?? (await createAccount(one, process.env.DATABASE_URL!, `pool-${Date.now()}`)).id;
+    const before = await one.oneFirst(sql.unsafe`SHOW search_path`);
+    const inside = await withTenant(one, account, async (tx) => tx.oneFirst(sql.unsafe`SHOW search_path`));
+    expect(inside).toMatch(/^t_[0-9a-f]{32}, public$/);
+    expect(await one.oneFirst(sql.unsafe`SHOW search_path`)).toBe(before);
+  });
 });
