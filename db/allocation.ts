@@ -1,25 +1,66 @@
 /**
  * The SQL of the allocation step (docs/SUPPLY.md "Allocation step"): the scope it runs on (supply scenario, newest
- * completed supply run), the supply pool and demand plans it loads, the runs and results it writes, and the reads of
- * GET /api/supply/allocations*.
+ * completed supply run), its chunks of items, the supply pool and demand plans a chunk loads, the runs, chunk reports
+ * and results it writes, and the reads of GET /api/supply/allocations*.
  */
+import type { ChunkStats } from '../domain/allocation/chunks';
 import { ENGINE_POOL_STATUSES, FIRM_POOL_STATUSES, type EngineSupplyOrder, type FirmSupplyOrder } from '../domain/allocation/pool';
 import { sql, type Tx } from './pool';
 
 const ORDER_PAGE = 50_000;
 
+/** A chunk's items: item_id > after (null: no lower bound) and <= through (null: no upper bound). */
+export interface ItemRange {
+  after: number | null;
+  through: number | null;
+}
+
+export interface AllocationChunk extends ItemRange {
+  /** SKU-sites (supply_plans rows) of the chunk's items */
+  sku_sites: number;
+  items: number;
+}
+
+function inRange(column: 'item_id', alias: 'o' | 'f' | 'p' | 'a', r: ItemRange) {
+  const col = sql.identifier([alias, column]);
+  return sql.fragment`${r.after === null ? sql.fragment`TRUE` : sql.fragment`${col} > ${r.after}`}
+    AND ${r.through === null ? sql.fragment`TRUE` : sql.fragment`${col} <= ${r.through}`}`;
+}
+
 /**
- * Document 2 §4.3 rule 1 in SQL: the run's engine orders whose status lets them into the pool, read in pages by
- * order_id so the caller can heartbeat between them (a large run holds hundreds of thousands).
+ * The run's items cut into chunks of whole items of about `skuSites` SKU-sites each (an item larger than that is a
+ * chunk of its own). The first chunk has no lower bound and the last no upper one, so every row of the run, whatever
+ * its item, falls in exactly one chunk; a run without plans is one unbounded chunk.
  */
-export async function enginePoolOrders(tx: Tx, supplyRunId: string, onPage: () => void = () => {}): Promise<EngineSupplyOrder[]> {
+export async function allocationChunks(tx: Tx, supplyRunId: string, skuSites: number): Promise<AllocationChunk[]> {
+  const rows = (await tx.any(sql.unsafe`
+    WITH per_item AS (SELECT item_id, count(*)::int8 AS n FROM supply_plans WHERE run_id = ${supplyRunId} GROUP BY item_id),
+    numbered AS (SELECT item_id, n, ((sum(n) OVER (ORDER BY item_id))::int8 - n) / ${Math.max(1, Math.floor(skuSites))}::int8 AS chunk FROM per_item)
+    SELECT chunk, max(item_id) AS through, sum(n)::int AS sku_sites, count(*)::int AS items FROM numbered GROUP BY chunk ORDER BY chunk`,
+  )) as Array<{ through: number; sku_sites: number; items: number }>;
+  if (rows.length === 0) return [{ after: null, through: null, sku_sites: 0, items: 0 }];
+  return rows.map((r, i) => ({
+    after: i === 0 ? null : rows[i - 1]!.through,
+    through: i === rows.length - 1 ? null : r.through,
+    sku_sites: r.sku_sites,
+    items: r.items,
+  }));
+}
+
+/**
+ * Document 2 §4.3 rule 1 in SQL: the run's engine orders of the chunk's items whose status lets them into the pool,
+ * read in pages by order_id so the caller can heartbeat between them.
+ */
+export async function enginePoolOrders(tx: Tx, supplyRunId: string, range: ItemRange, onPage: () => void = () => {}): Promise<EngineSupplyOrder[]> {
   const out: EngineSupplyOrder[] = [];
   let after = 0;
   for (;;) {
     const page = (await tx.any(sql.unsafe`
-      SELECT order_id AS id, item_id, site_id, qty, arrival_week, status, order_type, source_site_id
-      FROM supply_orders WHERE run_id = ${supplyRunId} AND order_id > ${after} AND status = ANY(${sql.array([...ENGINE_POOL_STATUSES], 'text')})
-      ORDER BY order_id LIMIT ${ORDER_PAGE}`)) as EngineSupplyOrder[];
+      SELECT o.order_id AS id, o.item_id, o.site_id, o.qty, o.arrival_week, o.status, o.order_type, o.source_site_id
+      FROM supply_orders o
+      WHERE o.run_id = ${supplyRunId} AND ${inRange('item_id', 'o', range)} AND o.order_id > ${after}
+        AND o.status = ANY(${sql.array([...ENGINE_POOL_STATUSES], 'text')})
+      ORDER BY o.order_id LIMIT ${ORDER_PAGE}`)) as EngineSupplyOrder[];
     for (const o of page) out.push(o);
     onPage();
     if (page.length < ORDER_PAGE) return out;
@@ -28,14 +69,14 @@ export async function enginePoolOrders(tx: Tx, supplyRunId: string, onPage: () =
 }
 
 /**
- * Document 2 §4.3 rule 2 in SQL: firm orders with a pool status and something left to receive. Only those of the
- * item-sites the supply run planned: a firm order elsewhere has no demand line of this run to serve.
+ * Document 2 §4.3 rule 2 in SQL: firm orders of the chunk's items with a pool status and something left to receive.
+ * Only those of the item-sites the supply run planned: a firm order elsewhere has no demand line of this run to serve.
  */
-export async function firmPoolOrders(tx: Tx, supplyRunId: string): Promise<FirmSupplyOrder[]> {
+export async function firmPoolOrders(tx: Tx, supplyRunId: string, range: ItemRange): Promise<FirmSupplyOrder[]> {
   return [...((await tx.any(sql.unsafe`
     SELECT f.id, f.item_id, f.site_id, f.qty, f.received_qty, f.erp_status, f.arrival_dt, f.order_type, f.source_site_id
     FROM firm_orders f
-    WHERE f.erp_status = ANY(${sql.array([...FIRM_POOL_STATUSES], 'text')})
+    WHERE ${inRange('item_id', 'f', range)} AND f.erp_status = ANY(${sql.array([...FIRM_POOL_STATUSES], 'text')})
       AND f.qty - COALESCE(f.received_qty, 0) > 0
       AND EXISTS (SELECT 1 FROM supply_plans p WHERE p.run_id = ${supplyRunId} AND p.item_id = f.item_id AND p.site_id = f.site_id)
     ORDER BY f.id`)) as FirmSupplyOrder[])];
@@ -52,26 +93,29 @@ export interface DemandPlanRow {
 }
 
 /**
- * The run's SKU-site plans with the ABC class of each. One configuration classifies the whole run, so every line is
- * ranked by the same rule: the active configuration whose results are the newest (ties: the lower id). ABC results
- * are not per pipeline, so "newest" is across the tenant.
+ * The ABC configuration that classifies the whole run, so every line is ranked by the same rule: the active
+ * configuration whose results are the newest (ties: the lower id). ABC results are not per pipeline, so "newest" is
+ * across the tenant. Chosen once per run, before its chunks, so results written meanwhile cannot split the run.
  */
-export async function demandPlans(tx: Tx, supplyRunId: string): Promise<{ abcConfigId: number | null; plans: DemandPlanRow[] }> {
-  const abcConfigId = (await tx.maybeOneFirst(sql.unsafe`
+export async function allocationAbcConfig(tx: Tx): Promise<number | null> {
+  return (await tx.maybeOneFirst(sql.unsafe`
     SELECT r.config_id FROM abc_results r JOIN abc_configurations c ON c.id = r.config_id
     WHERE c.is_active GROUP BY r.config_id ORDER BY max(r.computed_at) DESC, r.config_id LIMIT 1`)) as number | null;
-  const plans = (await tx.any(sql.unsafe`
+}
+
+/** The run's SKU-site plans of the chunk's items with their class in the run's ABC configuration. */
+export async function demandPlans(tx: Tx, supplyRunId: string, abcConfigId: number | null, range: ItemRange): Promise<DemandPlanRow[]> {
+  return [...((await tx.any(sql.unsafe`
     SELECT p.item_id, p.site_id, p.opening, p.demand, a.class_label AS priority_class
     FROM supply_plans p
     LEFT JOIN abc_results a ON a.config_id = ${abcConfigId ?? 0} AND a.item_id = p.item_id AND a.site_id = p.site_id
-    WHERE p.run_id = ${supplyRunId}
-    ORDER BY p.item_id, p.site_id`)) as DemandPlanRow[];
-  return { abcConfigId, plans: [...plans] };
+    WHERE p.run_id = ${supplyRunId} AND ${inRange('item_id', 'p', range)}
+    ORDER BY p.item_id, p.site_id`)) as DemandPlanRow[])];
 }
 
 /**
- * The run's row, status running. A retried activity finds its own row and resets it, so nothing of an earlier
- * attempt survives.
+ * The run's row, status running. A retried step finds its own row and resets it, and its rows and chunk reports of an
+ * earlier attempt go, so nothing of that attempt survives.
  */
 export async function startAllocationRun(tx: Tx, r: { run_id: string; supply_run_id: string; pipeline_id: number; scenario_id: number }): Promise<void> {
   await tx.query(sql.unsafe`
@@ -81,6 +125,8 @@ export async function startAllocationRun(tx: Tx, r: { run_id: string; supply_run
       supply_run_id = EXCLUDED.supply_run_id, pipeline_id = EXCLUDED.pipeline_id, scenario_id = EXCLUDED.scenario_id,
       status = 'running', method = NULL, n_supplies = 0, n_demands = 0, supply_qty = 0, demand_qty = 0, allocated_qty = 0,
       greedy_objective = NULL, lp_objective = NULL, summary = '{}', error = NULL, started_at = now(), finished_at = NULL`);
+  await tx.query(sql.unsafe`DELETE FROM allocation_results WHERE run_id = ${r.run_id}`);
+  await tx.query(sql.unsafe`DELETE FROM allocation_chunks WHERE run_id = ${r.run_id}`);
 }
 
 export interface AllocationResultWrite {
@@ -97,9 +143,18 @@ export interface AllocationResultWrite {
 
 const WRITE_CHUNK = 5000;
 
-/** Replaces the run's rows in the caller's transaction (delete, then insert), calling `onChunk` between inserts. */
-export async function replaceAllocationResults(tx: Tx, runId: string, rows: readonly AllocationResultWrite[], onChunk: () => void = () => {}): Promise<void> {
-  await tx.query(sql.unsafe`DELETE FROM allocation_results WHERE run_id = ${runId}`);
+/**
+ * Replaces one chunk's rows and report in the caller's transaction (delete the chunk's items' rows, insert), calling
+ * `onPart` between inserts: a retried chunk leaves exactly its last answer, and other chunks' rows are not touched.
+ * Writes nothing and returns false when the run is no longer running: a chunk still at work when another failed the
+ * run must not leave rows behind. The share lock on the run's row holds failAllocationRun back until this commits.
+ */
+export async function replaceAllocationChunk(
+  tx: Tx, runId: string, chunk: number, range: ItemRange, rows: readonly AllocationResultWrite[], stats: ChunkStats, onPart: () => void = () => {},
+): Promise<boolean> {
+  const status = await tx.maybeOneFirst(sql.unsafe`SELECT status FROM allocation_runs WHERE run_id = ${runId} FOR SHARE`);
+  if (status !== 'running') return false;
+  await tx.query(sql.unsafe`DELETE FROM allocation_results a WHERE a.run_id = ${runId} AND ${inRange('item_id', 'a', range)}`);
   for (let k = 0; k < rows.length; k += WRITE_CHUNK) {
     const part = rows.slice(k, k + WRITE_CHUNK);
     await tx.query(sql.unsafe`
@@ -109,8 +164,19 @@ export async function replaceAllocationResults(tx: Tx, runId: string, rows: read
         part.map((r) => [r.supply_id, r.demand_id, r.item_id, r.site_id, r.qty, r.is_firm, r.arrival_week, r.due_week, r.priority_class]),
         ['text', 'text', 'int4', 'int4', 'float8', 'int2', 'int4', 'int4', 'text'],
       )} AS u(supply_id, demand_id, item_id, site_id, qty, is_firm, arrival_week, due_week, priority_class)`);
-    onChunk();
+    onPart();
   }
+  await tx.query(sql.unsafe`
+    INSERT INTO allocation_chunks (run_id, chunk, after_item, through_item, stats)
+    VALUES (${runId}, ${chunk}, ${range.after}, ${range.through}, ${sql.jsonb(stats as any)}::jsonb)
+    ON CONFLICT (run_id, chunk) DO UPDATE SET after_item = EXCLUDED.after_item, through_item = EXCLUDED.through_item, stats = EXCLUDED.stats`);
+  return true;
+}
+
+/** The chunks' reports of a run, in chunk order. */
+export async function allocationChunkStats(tx: Tx, runId: string): Promise<Array<{ chunk: number; stats: ChunkStats }>> {
+  return [...((await tx.any(sql.unsafe`
+    SELECT chunk, stats FROM allocation_chunks WHERE run_id = ${runId} ORDER BY chunk`)) as Array<{ chunk: number; stats: ChunkStats }>)];
 }
 
 export interface AllocationRunTotals {
@@ -134,11 +200,16 @@ export async function completeAllocationRun(tx: Tx, runId: string, t: Allocation
     WHERE run_id = ${runId}`);
 }
 
-/** Marks the run failed; its results of an earlier attempt go, so a failed run never shows rows. */
+/**
+ * Marks the run failed; the rows its chunks wrote go, so a failed run never shows rows. The row is updated first: that
+ * waits for a chunk writing at the same time (replaceAllocationChunk), whose rows are then committed and deleted here,
+ * and any later chunk finds the run failed and writes nothing.
+ */
 export async function failAllocationRun(tx: Tx, runId: string, error: string): Promise<void> {
-  await tx.query(sql.unsafe`DELETE FROM allocation_results WHERE run_id = ${runId}`);
   await tx.query(sql.unsafe`
     UPDATE allocation_runs SET status = 'failed', error = ${error.slice(0, 4000)}, finished_at = now() WHERE run_id = ${runId}`);
+  await tx.query(sql.unsafe`DELETE FROM allocation_results WHERE run_id = ${runId}`);
+  await tx.query(sql.unsafe`DELETE FROM allocation_chunks WHERE run_id = ${runId}`);
 }
 
 // ---- reads (GET /api/supply/allocations*) ----
@@ -194,7 +265,9 @@ export interface AllocationResultFilter {
 export async function listAllocationResults(
   tx: Tx, runId: string, f: AllocationResultFilter, page: { skip: number; limit: number },
 ): Promise<{ rows: Record<string, unknown>[]; total: number }> {
-  const parts = [sql.fragment`a.run_id = ${runId}`];
+  // A run's chunks write their rows before it completes: readers see them only once the run has.
+  const parts = [sql.fragment`a.run_id = ${runId}`,
+    sql.fragment`EXISTS (SELECT 1 FROM allocation_runs r WHERE r.run_id = ${runId} AND r.status = 'completed')`];
   if (f.itemId !== undefined) parts.push(sql.fragment`a.item_id = ${f.itemId}`);
   if (f.siteId !== undefined) parts.push(sql.fragment`a.site_id = ${f.siteId}`);
   if (f.isFirm !== undefined) parts.push(sql.fragment`a.is_firm = ${f.isFirm}`);

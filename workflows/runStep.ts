@@ -1,4 +1,4 @@
-import { ApplicationFailure, executeChild, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, executeChild, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type * as activities from '../activities';
 import { jobSearchAttributes } from '../lib/searchAttributes';
 import { isStepAvailable, PIPELINE_ORDER } from '../lib/steps';
@@ -81,6 +81,9 @@ async function refreshSignals(ref: { accountId: string; jobId: string; pipelineI
   return { pipeline_id: pipelineId, alerts: a.alerts, alerts_cleared: a.cleared, exception_rows: rows };
 }
 
+// Marking a failed allocation run deletes the rows its chunks wrote: at a million series that is more than a minute.
+const allocationCleanup = proxyActivities<activities.Activities>({ startToCloseTimeout: '30 minutes', retry: { maximumAttempts: 10, initialInterval: '1 second' } });
+
 /** A progress update that runs beside the next chunk: awaited at the end, and never an unhandled rejection meanwhile. */
 function background(pending: Promise<void>[], p: Promise<void>): void {
   p.catch(() => undefined);
@@ -160,14 +163,33 @@ async function runSeriesStep(input: RunStepInput): Promise<StepResult> {
 }
 
 /**
- * allocation: one activity on the compute queue (the solvers are CPU-bound) over the newest completed supply run of the
- * pipeline and supply scenario; it heartbeats between slices of item-site groups and writes the job's progress itself.
+ * allocation: plan chunks of whole items of the newest completed supply run, solve them on the compute queue at most
+ * n_workers at a time (the solvers are CPU-bound; each chunk loads only its own items, so a worker's memory does not
+ * grow with the run), then complete the run from the chunks' reports. On any failure, a kill included, the run ends
+ * failed and its rows go.
  */
 async function runAllocation(input: RunStepInput): Promise<StepResult> {
-  const r = await computeActivities().allocationRun({
-    accountId: input.accountId, jobId: input.jobId, pipelineId: input.pipelineId, supplyScenarioId: input.supplyScenarioId ?? null,
-  });
-  return { step: 'allocation', series: r.groups, rows: r.rows, chunks: r.slices };
+  const ref = { accountId: input.accountId, jobId: input.jobId };
+  try {
+    const settings = await bookkeeping.stepSettings({ accountId: input.accountId, nWorkers: input.nWorkers });
+    const plan = await work.allocationPlan({ ...ref, pipelineId: input.pipelineId, supplyScenarioId: input.supplyScenarioId ?? null, chunkSize: settings.chunkSize });
+    const compute = computeActivities();
+    let done = 0;
+    const progress: Promise<void>[] = [];
+    await pool(plan.chunks.length, settings.nWorkers, async (i) => {
+      const c = plan.chunks[i];
+      const r = await compute.allocationChunk({ ...ref, scope: plan.scope, range: { after: c.after, through: c.through }, index: i, of: plan.chunks.length });
+      done += c.sku_sites;
+      background(progress, bookkeeping.jobProgress({ ...ref, done, total: plan.total }));
+      return r;
+    });
+    await Promise.all(progress);
+    const r = await work.allocationFinalize({ ...ref, scope: plan.scope, chunks: plan.chunks.length });
+    return { step: 'allocation', series: r.groups, rows: r.rows, chunks: r.chunks };
+  } catch (err) {
+    await CancellationScope.nonCancellable(() => allocationCleanup.allocationFail({ ...ref, error: isCancellation(err) ? 'killed on request' : messageOf(err) }));
+    throw err;
+  }
 }
 
 /** One pipeline step as a job: split into chunks, run them in parallel with bounded concurrency, finalise. */

@@ -1,10 +1,9 @@
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { createActivities } from '../../activities';
 import { demandLines } from '../../domain/allocation/demandLines';
 import { insertJob } from '../../db/jobs';
 import { sql, withTenant } from '../../db/pool';
 import { compareAllocations } from '../../domain/allocation/compare';
 import { type AllocationProblem, type AllocationRow, checkAllocation } from '../../domain/allocation/model';
+import { runAllocationActivities } from '../support/allocationRun';
 import { defaultSupplyScenario, insertAllocationResult, seedAllocationCase, type AllocationSeed } from '../support/allocationSeed';
 import { createPipeline, isFinished, waitForJob } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';
@@ -168,10 +167,9 @@ test('the read API shows the run with both objectives and its results, filtered 
 });
 
 describe('the activity again, as a retry or with other limits', () => {
-  const env = () => new MockActivityEnvironment();
   const runActivity = async (id: string, limits?: Record<string, number>) => {
     await withTenant(t.db, a.accountId, (tx) => insertJob(tx, { job_id: id, kind: 'step', step: 'allocation', pipeline_id: pipelineId }));
-    return env().run(createActivities({ db: t.db }).allocationRun, { accountId: a.accountId, jobId: id, pipelineId, supplyScenarioId: null, limits });
+    return runAllocationActivities(t.db, { accountId: a.accountId, jobId: id, pipelineId, limits });
   };
 
   test('a retry of the same job rewrites its rows in one piece: nothing of the earlier attempt stays', async () => {
