@@ -8,6 +8,7 @@ import {
   seasonalFactor, type DemoDataset, type DemoOptions, type Pattern, type SeriesTruth,
 } from '../../scripts/demoData/generator';
 import { Rng } from '../../scripts/demoData/random';
+import { scriptArgs, scriptEnv } from '../support/scriptBundle';
 
 const ROOT = path.join(__dirname, '../..');
 const DAY_MS = 86_400_000;
@@ -457,9 +458,9 @@ describe('the CLI', () => {
     try {
       const opts = { seed: 5, items: 40, sites: 6 };
       const run = spawnSync(process.execPath, [
-        '--import', 'tsx', 'scripts/demoData/cli.ts',
+        ...scriptArgs('scripts/demoData/cli.ts'),
         '--seed', String(opts.seed), '--items', String(opts.items), '--sites', String(opts.sites), '--out', dir,
-      ], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+      ], { cwd: ROOT, env: scriptEnv(), encoding: 'utf8', timeout: 120_000 });
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       const expected = generateDemoData(opts);
@@ -485,7 +486,7 @@ describe('the CLI', () => {
   });
 
   test('fails clearly without the required arguments', () => {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/demoData/cli.ts', '--items', '5'], { cwd: ROOT, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [...scriptArgs('scripts/demoData/cli.ts'), '--items', '5'], { cwd: ROOT, env: scriptEnv(), encoding: 'utf8' });
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/--seed is required|--out is required/);
   });

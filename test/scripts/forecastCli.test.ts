@@ -6,6 +6,7 @@ import { dateOfDay, dayNumber, mondayOf, toWeekly } from '../../domain/time/week
 import { csvField, forecastLines, forecastSeries, num, summaryLine } from '../../scripts/forecastCsv/forecast';
 import { checkRecord, columnIndex, CsvReader, dayOf, InputError, WeeklyAccumulator } from '../../scripts/forecastCsv/parse';
 import { duration, Progress, progressText } from '../../scripts/forecastCsv/progress';
+import { scriptArgs, scriptEnv } from '../support/scriptBundle';
 
 const ROOT = path.join(__dirname, '../..');
 
@@ -215,7 +216,7 @@ interface Run {
 }
 
 function cli(args: string[]): Run {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/forecastCli.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [...scriptArgs('scripts/forecastCli.ts'), ...args], { cwd: ROOT, env: scriptEnv(), encoding: 'utf8', timeout: 120_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

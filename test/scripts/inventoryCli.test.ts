@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MODEL_NAMES } from '../../scripts/inventory/schemas';
+import { scriptArgs, scriptEnv } from '../support/scriptBundle';
 
 const ROOT = path.join(__dirname, '../..');
 const DOC = path.join(ROOT, 'docs/INVENTORY.md');
 
 function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/inventoryCli.ts', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [...scriptArgs('scripts/inventoryCli.ts'), ...args], { cwd: ROOT, env: scriptEnv(), encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -8,6 +8,7 @@ import { startEmbeddedPostgres } from '../../db/embedded';
 import { migrateAll } from '../../db/migrate';
 import { freePort } from '../../lib/net';
 import { startDevServer } from '../../temporal/devServer';
+import { bundleScripts } from './scriptBundle';
 import { workerDatabaseName } from './workerDatabase';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as any;
@@ -17,7 +18,7 @@ const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: co
  * Each worker gets a database of its own, cloned from one migrated template, so that what a suite changes in the
  * master schema (the JWT secret, superadmins, the account list, LISTEN channels) is never seen by a suite running
  * beside it; each test file makes its own tenants inside that. The workflow bundle is built here once: webpack took
- * seconds in every workflow test file. The Temporal server keeps its state in memory: nothing of it outlives the run,
+ * seconds in every workflow test file; so are the command-line scripts the tests run (test/support/scriptBundle.ts). The Temporal server keeps its state in memory: nothing of it outlives the run,
  * and a file of its own cost it about 40 % more CPU. PostgreSQL runs without autovacuum (db/embedded.ts).
  */
 export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
@@ -27,6 +28,8 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   fs.chmodSync(run, 0o777);
   (globalThis as any).__TEST_RUN_DIR__ = run;
   const bundling = bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
+  const scripts = path.join(run, 'scripts');
+  const scriptBundling = bundleScripts(scripts);
   if (!process.env.DATABASE_URL) {
     const db = await startEmbeddedPostgres({ dataDir: path.join(run, 'pg'), port: await freePort(), persistent: false, fast: true, autovacuum: false });
     (globalThis as any).__EMBEDDED_PG__ = db;
@@ -46,6 +49,8 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   const codePath = path.join(run, 'workflow-bundle.js');
   fs.writeFileSync(codePath, (await bundling).code);
   process.env.TEST_WORKFLOW_BUNDLE = codePath;
+  await scriptBundling;
+  process.env.TEST_SCRIPT_BUNDLES = scripts;
 }
 
 /** `CREATE DATABASE … TEMPLATE` copies the migrated files: milliseconds per worker, against seconds of migrations. */
