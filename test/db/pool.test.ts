@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { createAccount } from '../../db/accounts';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
 
@@ -38,9 +39,45 @@ describe('connections go back to the pool without a reset round trip', () => {
       .toEqual({ pid, name: 'kept-by-the-session' });
   });
 
-  test('a tenant transaction\'s search_path ends with it, so the next user of the connection starts clean', async () => {
-    const account = (await one.maybeOneFirst(sql.unsafe`SELECT id FROM master.accounts WHERE is_active LIMIT 1`)) as string | null
+  async function someAccount(): Promise<string> {
+    return ((await one.maybeOneFirst(sql.unsafe`SELECT id FROM master.accounts WHERE is_active LIMIT 1`)) as string | null)
       ?? (await createAccount(one, process.env.DATABASE_URL!, `pool-${Date.now()}`)).id;
+  }
+
+  test('a tenant transaction that throws or fails rolls back and keeps its connection; the caller gets the error', async () => {
+    const account = await someAccount();
+    const pid = await one.oneFirst(sql.unsafe`SELECT pg_backend_pid()`);
+    class NotFound extends Error {}
+    await expect(withTenant(one, account, async (tx) => {
+      await tx.query(sql.unsafe`CREATE TABLE rolled_back_by_the_throw (x int)`);
+      throw new NotFound('no such thing');
+    })).rejects.toThrow(NotFound);
+    await expect(withTenant(one, account, async (tx) => tx.oneFirst(sql.unsafe`SELECT 1 / 0`))).rejects.toThrow(/division by zero/);
+    expect(await one.one(sql.unsafe`SELECT pg_backend_pid() AS pid, to_regclass('rolled_back_by_the_throw') AS t`))
+      .toEqual({ pid, t: null });
+    expect(await withTenant(one, account, async (tx) => tx.oneFirst(sql.unsafe`SELECT pg_backend_pid()`))).toBe(pid);
+  });
+
+  test('a connection whose server process died mid-transaction is closed and replaced', async () => {
+    const account = await someAccount();
+    const pid = (await one.oneFirst(sql.unsafe`SELECT pg_backend_pid()`)) as number;
+    // a plain client: slonik refuses another pool's query inside a transaction
+    const killer = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await killer.connect();
+    try {
+      await expect(withTenant(one, account, async (tx) => {
+        await killer.query('SELECT pg_terminate_backend($1)', [pid]);
+        return tx.oneFirst(sql.unsafe`SELECT 1`);
+      })).rejects.toThrow(/terminat/i);
+    } finally {
+      await killer.end();
+    }
+    const next = await withTenant(one, account, async (tx) => tx.oneFirst(sql.unsafe`SELECT pg_backend_pid()`));
+    expect(next).not.toBe(pid);
+  });
+
+  test('a tenant transaction\'s search_path ends with it, so the next user of the connection starts clean', async () => {
+    const account = await someAccount();
     const before = await one.oneFirst(sql.unsafe`SHOW search_path`);
     const inside = await withTenant(one, account, async (tx) => tx.oneFirst(sql.unsafe`SHOW search_path`));
     expect(inside).toMatch(/^t_[0-9a-f]{32}, public$/);
