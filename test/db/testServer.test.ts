@@ -13,3 +13,8 @@ test('the test run\'s PostgreSQL runs without fsync and without autovacuum', asy
   const setting = async (name: string) => (await db.oneFirst(sql.unsafe`SELECT setting FROM pg_settings WHERE name = ${name}`)) as string;
   expect({ fsync: await setting('fsync'), autovacuum: await setting('autovacuum') }).toEqual({ fsync: 'off', autovacuum: 'off' });
 });
+
+test('the test run\'s PostgreSQL lets this machine\'s connections in without a password check', async () => {
+  const rules = await db.any(sql.unsafe`SELECT DISTINCT type, auth_method FROM pg_hba_file_rules ORDER BY type`);
+  expect(rules).toEqual([{ type: 'host', auth_method: 'trust' }, { type: 'local', auth_method: 'trust' }]);
+});

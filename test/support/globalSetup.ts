@@ -19,7 +19,8 @@ const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: co
  * master schema (the JWT secret, superadmins, the account list, LISTEN channels) is never seen by a suite running
  * beside it; each test file makes its own tenants inside that. The workflow bundle is built here once: webpack took
  * seconds in every workflow test file; so are the command-line scripts the tests run (test/support/scriptBundle.ts). The Temporal server keeps its state in memory: nothing of it outlives the run,
- * and a file of its own cost it about 40 % more CPU. PostgreSQL runs without autovacuum (db/embedded.ts).
+ * and a file of its own cost it about 40 % more CPU. PostgreSQL runs without autovacuum and
+ * asks this machine's connections for no password (db/embedded.ts).
  */
 export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   process.env.NODE_ENV = 'test';
@@ -31,7 +32,7 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   const scripts = path.join(run, 'scripts');
   const scriptBundling = bundleScripts(scripts);
   if (!process.env.DATABASE_URL) {
-    const db = await startEmbeddedPostgres({ dataDir: path.join(run, 'pg'), port: await freePort(), persistent: false, fast: true, autovacuum: false });
+    const db = await startEmbeddedPostgres({ dataDir: path.join(run, 'pg'), port: await freePort(), persistent: false, fast: true, autovacuum: false, trustLocal: true });
     (globalThis as any).__EMBEDDED_PG__ = db;
     process.env.DATABASE_URL = db.url;
   }
