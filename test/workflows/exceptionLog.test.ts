@@ -154,6 +154,9 @@ test('every validation error is a 400 naming the field', async () => {
   await bad('get', `/api/exception-log/preload?pipeline_id=${p}&item_ids=1,x`, 'item_ids');
   await bad('get', `/api/exception-log/preload?pipeline_id=${p}&item_ids=1,2147483648`, 'query.item_ids must match pattern');
   await bad('get', `/api/exception-log/preload?pipeline_id=${p}&item_ids=0`, 'query.item_ids must match pattern');
+  const ids = (n: number) => Array.from({ length: n }, (_, i) => 2147483000 + i).join(',');
+  await bad('get', `/api/exception-log/preload?pipeline_id=${p}&item_ids=${ids(501)}`, 'item_ids: at most 500 ids');
+  expect((await t.call('get', `/api/exception-log/preload?pipeline_id=${p}&item_ids=${ids(500)}`, { token: planner })).status).toBe(200);
   await bad('get', `/api/exception-log/preload?pipeline_id=${p}`, 'item_ids');
   await bad('patch', '/api/exception-log/1/status', 'status', { status: 'closed' });
   await bad('patch', '/api/exception-log/1/status', 'status', {});

@@ -1,10 +1,11 @@
 import { passwordSchema } from '../../auth/passwords';
 import { int4, nullable, obj, out } from '../schemas';
+import { MAX_CONFIG_IDS } from '../scenarios/schemas';
 import type { JsonSchema } from '../validation';
 
 const uuid = { type: 'string', format: 'uuid' };
 const email = { type: 'string', format: 'email', maxLength: 254 };
-const segmentIds = { type: 'array', items: int4(1), uniqueItems: true, maxItems: 10000 };
+const segmentIds = { type: 'array', items: int4(1), uniqueItems: true, maxItems: MAX_CONFIG_IDS };
 
 export const userSchema: JsonSchema = out(
   {

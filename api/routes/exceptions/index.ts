@@ -125,7 +125,7 @@ export function registerExceptionRoutes(table: RouteTable): void {
     method: 'get', path: '/api/exception-log/preload', tag, pipelineScoped: true,
     summary: 'Inline data of many items at once',
     description: 'For each item of `item_ids` (comma list, at most 500): its exception-log rows of the pipeline, and per SKU-site the best method with its backtest MASE and bias, the first 13 weeks of the best forecast and the MEIO target, expected fill rate and safety stock (lowest-numbered MEIO scenario). Items without rows answer with empty lists.',
-    query: obj({ pipeline_id: pipelineParam, item_ids: { type: 'string', minLength: 1, maxLength: 6000, pattern: ID_LIST, description: 'comma list of item ids (1 to 2147483647, at most 500)' } }, ['pipeline_id', 'item_ids']),
+    query: obj({ pipeline_id: pipelineParam, item_ids: { type: 'string', minLength: 1, pattern: ID_LIST, description: 'comma list of item ids (1 to 2147483647, at most 500: more is a 400)' } }, ['pipeline_id', 'item_ids']),
     responses: { 200: { description: 'inline data per item', schema: out({ pipeline_id: { type: 'integer' }, items: { type: 'array', items: out({ item_id: { type: 'integer' }, exceptions: { type: 'array', items: itemSchema }, sku_sites: { type: 'array', items: { type: 'object' } } }) } }) }, ...errors(400, 403, 404) },
     handler: (ctx, { query, user }) => withTenant(ctx.deps.db, user.accountId, async (tx) => {
       const ids = parseIds('item_ids', query.item_ids);

@@ -1,6 +1,6 @@
 import { POLICIES, SERVICE_TYPES } from '../../../domain/inventory/serviceTargets';
 import { nullable, obj, out } from '../schemas';
-import { id32, idParams, nameSchema } from '../scenarios/schemas';
+import { id32, idParams, MAX_CONFIG_IDS, nameSchema } from '../scenarios/schemas';
 import type { JsonSchema } from '../validation';
 
 export { idParams };
@@ -150,7 +150,7 @@ const setValues: JsonSchema = obj(
 );
 
 const segmentIds: JsonSchema = {
-  type: 'array', items: id32, uniqueItems: true, maxItems: 10000,
+  type: 'array', items: id32, uniqueItems: true, maxItems: MAX_CONFIG_IDS,
   description: 'segments whose series the set applies to; empty: every series',
 };
 const isActive: JsonSchema = { type: 'boolean', description: 'inactive sets are skipped by resolution' };
@@ -203,7 +203,7 @@ export const psetSegmentsResponse: JsonSchema = out({
 });
 
 export const reorderBody = obj(
-  { ordered_ids: { type: 'array', items: id32, uniqueItems: true, maxItems: 10000, description: "every set id of the scenario exactly once, in the new order" } },
+  { ordered_ids: { type: 'array', items: id32, uniqueItems: true, maxItems: MAX_CONFIG_IDS, description: "every set id of the scenario exactly once, in the new order" } },
   ['ordered_ids'],
 );
 

@@ -1,6 +1,6 @@
 import { FORECAST_METHOD_NAMES, PARAMETER_TYPES } from '../../../domain/parameters/defaults';
 import { nullable, obj, out, skipParam } from '../schemas';
-import { id32, nameSchema } from '../scenarios/schemas';
+import { id32, MAX_CONFIG_IDS, nameSchema } from '../scenarios/schemas';
 import { uniqueIdSchema } from '../segments/access';
 import type { JsonSchema } from '../validation';
 
@@ -18,7 +18,7 @@ const values: JsonSchema = {
   description: "partial values of the type's catalogue keys; keys not given fall through to the next applicable set, then the default. Replaced as a whole on update",
 };
 const segmentIds: JsonSchema = {
-  type: 'array', items: id32, uniqueItems: true, maxItems: 10000,
+  type: 'array', items: id32, uniqueItems: true, maxItems: MAX_CONFIG_IDS,
   description: 'segments whose series the set applies to; empty: every series',
 };
 const isActive: JsonSchema = { type: 'boolean', description: 'inactive sets are skipped by resolution' };
@@ -64,7 +64,7 @@ export const updateSetBody = obj(
 export const reorderBody = obj(
   {
     parameter_type: parameterType,
-    ordered_ids: { type: 'array', items: id32, uniqueItems: true, maxItems: 10000, description: 'every set id of the type exactly once, in the new order' },
+    ordered_ids: { type: 'array', items: id32, uniqueItems: true, maxItems: MAX_CONFIG_IDS, description: 'every set id of the type exactly once, in the new order' },
   },
   ['parameter_type', 'ordered_ids'],
 );

@@ -1,6 +1,6 @@
 import { nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
-import { id32, nameSchema, scenarioSchema } from '../scenarios/schemas';
+import { id32, MAX_CONFIG_IDS, nameSchema, scenarioSchema } from '../scenarios/schemas';
 
 export { forceQuery, idParams, pageQuery } from '../scenarios/schemas';
 
@@ -11,7 +11,7 @@ const scenarioId: JsonSchema = {
 };
 const settings: JsonSchema = { type: 'object', maxProperties: 500, description: 'free-form pipeline settings; replaced as a whole on update' };
 const segmentIds: JsonSchema = {
-  type: 'array', items: id32, uniqueItems: true, maxItems: 10000,
+  type: 'array', items: id32, uniqueItems: true, maxItems: MAX_CONFIG_IDS,
   description: 'segments the pipeline covers (empty: all series); replaces the whole set',
 };
 

@@ -1,7 +1,7 @@
 import { nullable, obj, out } from '../schemas';
 import { STEP_IDS } from '../../../lib/steps';
 import type { JsonSchema } from '../validation';
-import { id32, nameSchema } from '../scenarios/schemas';
+import { id32, MAX_CONFIG_IDS, nameSchema } from '../scenarios/schemas';
 
 export { idParams, pageQuery } from '../scenarios/schemas';
 
@@ -12,7 +12,7 @@ const steps: JsonSchema = {
   type: 'array', items: { type: 'string', enum: [...WORKFLOW_STEPS] }, minItems: 1, maxItems: WORKFLOW_STEPS.length, uniqueItems: true,
   description: 'steps run in this order, each at most once',
 };
-const segmentIds: JsonSchema = { type: 'array', items: id32, uniqueItems: true, maxItems: 10000, description: 'segments to run on (empty: all)' };
+const segmentIds: JsonSchema = { type: 'array', items: id32, uniqueItems: true, maxItems: MAX_CONFIG_IDS, description: 'segments to run on (empty: all)' };
 const pipelineId: JsonSchema = { ...nullable(id32), description: 'scenario pipeline the workflow runs on; must exist' };
 const stepWorkers: JsonSchema = {
   type: 'object', additionalProperties: { type: 'integer', minimum: 1, maximum: 64 }, maxProperties: WORKFLOW_STEPS.length,
@@ -50,7 +50,7 @@ export const updateWorkflowBody = obj({ name: nameSchema, steps, segment_ids: se
 export const reorderBody = obj(
   {
     ordered_ids: {
-      type: 'array', items: id32, uniqueItems: true, maxItems: 10000,
+      type: 'array', items: id32, uniqueItems: true, maxItems: MAX_CONFIG_IDS,
       description: 'every workflow id exactly once, in the new order',
     },
   },

@@ -11,7 +11,7 @@ import type { AppContext } from '../../context';
 import { badRequest, conflict, notFound } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { defineResource } from '../resource';
-import { idParams, id32, nameSchema } from '../scenarios/schemas';
+import { idParams, id32, MAX_CONFIG_IDS, nameSchema } from '../scenarios/schemas';
 import { errors, nullable, obj, out } from '../schemas';
 import type { JsonSchema } from '../validation';
 
@@ -105,7 +105,7 @@ const createBody = obj(
 const updateBody = obj({ name: nameSchema, description, param_overrides: paramOverrides, is_default: isDefault, ...demandSwitches }, [], { minProperties: 1 });
 
 const segmentIds: JsonSchema = {
-  type: 'array', items: id32, uniqueItems: true, maxItems: 10000,
+  type: 'array', items: id32, uniqueItems: true, maxItems: MAX_CONFIG_IDS,
   description: 'segments whose series the scenario plans; empty: every series of the pipeline',
 };
 

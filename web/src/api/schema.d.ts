@@ -37512,7 +37512,7 @@ export interface operations {
             query: {
                 /** @description the pipeline (required) */
                 pipeline_id: number;
-                /** @description comma list of item ids (1 to 2147483647, at most 500) */
+                /** @description comma list of item ids (1 to 2147483647, at most 500: more is a 400) */
                 item_ids: string;
             };
             header?: never;
