@@ -4,7 +4,8 @@ import fs from 'node:fs';
  * With TEST_CPU_REPORT=<file>, appends one JSON line per test file: the CPU seconds of the jest worker and of the
  * child processes it waited for (schemathesis, a launched stack) while the file ran, beside its wall time. Unlike
  * wall time, these do not grow when the machine is busy with something else, so they find the suites that cost
- * the run most even on a loaded machine. PostgreSQL's and Temporal's share is not in them.
+ * the run most even on a loaded machine. PostgreSQL's and Temporal's share is not in them: the global teardown adds
+ * a line for each server (test/support/serverCpu.ts).
  */
 const report = process.env.TEST_CPU_REPORT;
 

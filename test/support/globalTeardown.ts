@@ -1,8 +1,12 @@
 import fs from 'node:fs';
+import { reportServerCpu } from './serverCpu';
 
 export default async function globalTeardown(): Promise<void> {
+  const run = (globalThis as any).__TEST_RUN_DIR__;
+  if (process.env.TEST_CPU_REPORT && run) {
+    await reportServerCpu(process.env.TEST_CPU_REPORT, run, (globalThis as any).__TEMPORAL__?.pid).catch((err) => console.warn(`server CPU report: ${err}`));
+  }
   await (globalThis as any).__TEMPORAL__?.stop();
   await (globalThis as any).__EMBEDDED_PG__?.stop();
-  const run = (globalThis as any).__TEST_RUN_DIR__;
   if (run) fs.rmSync(run, { recursive: true, force: true });
 }
