@@ -72,7 +72,7 @@ async function workerHealth(address: string, namespace: string, taskQueue: strin
 /**
  * The demo tenant gets generated data once, through the same path as a customer's files: import staging, an import
  * run, then etl; then the forecasting steps start as one job that runs on while the stack is already usable.
- * DEMO_SERIES sizes it (0 skips it).
+ * DEMO_SERIES sizes it (0 skips it); DEMO_FORECAST=0 loads it without starting that job.
  */
 async function seedDemoOnce(databaseUrl: string, address: string, namespace: string, taskQueue: string, accountId: string): Promise<string | undefined> {
   const target = Number(process.env.DEMO_SERIES ?? 300);
@@ -86,9 +86,10 @@ async function seedDemoOnce(databaseUrl: string, address: string, namespace: str
     say(`loading demo data (${target} series) through import staging, an import run and etl`);
     const items = Math.max(20, Math.round(target / 3));
     const r = await seedDemoData(db, { client, taskQueue }, accountId, { seed: 42, items, sites: 8, seriesTarget: target });
+    const loaded = `demo data: ${r.staged.demand_history} demand rows imported, ${r.series} weekly series (import ${r.importRunId}, etl ${r.etlJobId})`;
+    if (process.env.DEMO_FORECAST === '0') return `${loaded}; not planned (DEMO_FORECAST=0)`;
     const forecast = await startDemoForecast(db, { client, taskQueue }, accountId, r.pipelineId);
-    return `demo data: ${r.staged.demand_history} demand rows imported, ${r.series} weekly series (import ${r.importRunId}, etl ${r.etlJobId}); `
-      + `forecasting them now as job ${forecast} (GET /api/pipeline/jobs/${forecast}, or the Temporal UI)`;
+    return `${loaded}; forecasting them now as job ${forecast} (GET /api/pipeline/jobs/${forecast}, or the Temporal UI)`;
   } finally {
     await connection.close();
     await db.end();
