@@ -1,6 +1,6 @@
 import type { SeriesKey } from './etl';
 import { sql, tenantSchemaName, type Tx } from './pool';
-import { preparedQuery } from './preparedReads';
+import { float8ArrayOf, preparedQuery } from './preparedReads';
 
 /**
  * Reads and writes of the per-series forecasting routes (/api/series/{unique_id}/*, /api/forecasts/{unique_id},
@@ -158,14 +158,22 @@ export async function deleteAdjustments(tx: Tx, k: SeriesKey): Promise<Adjustmen
 export async function seriesForecastsOf(databaseUrl: string, accountId: string, pipelineId: number, k: SeriesKey): Promise<{ rows: ForecastRow[]; best_method: string | null }> {
   const schema = tenantSchemaName(accountId);
   // pg's own parsers: dates stay text here, timestamps become ISO strings below, as slonik's parsers (db/pool.ts) give them
-  const rows = await preparedQuery<Omit<ForecastRow, 'updated_at'> & { updated_at: Date | null; best_method: string | null }>(databaseUrl, `forecasts_${schema}`, `
-    SELECT f.method, f.scenario_id, f.start_week::text AS start_week, f.yhat, f.yhat_lower, f.yhat_upper, f.level, f.params, f.updated_at,
+  // The vectors in PostgreSQL's binary array format: pg's text parser for float8[] was a third of the API's CPU on
+  // this read at 100,000 series, where most requests miss the API's memory (npm run bench:api, 2026-11-29).
+  type Packed = Omit<ForecastRow, 'updated_at' | 'yhat' | 'yhat_lower' | 'yhat_upper'> & {
+    updated_at: Date | null; yhat: Buffer; yhat_lower: Buffer; yhat_upper: Buffer; best_method: string | null;
+  };
+  const rows = await preparedQuery<Packed>(databaseUrl, `forecasts_${schema}`, `
+    SELECT f.method, f.scenario_id, f.start_week::text AS start_week,
+      array_send(f.yhat) AS yhat, array_send(f.yhat_lower) AS yhat_lower, array_send(f.yhat_upper) AS yhat_upper, f.level, f.params, f.updated_at,
       (SELECT b.best_method FROM "${schema}".series_best_method b WHERE b.pipeline_id = $1 AND b.item_id = $2 AND b.site_id = $3) AS best_method
     FROM (SELECT 1) one
     LEFT JOIN "${schema}".forecast_results f ON f.pipeline_id = $1 AND f.item_id = $2 AND f.site_id = $3
     ORDER BY f.method`, [pipelineId, k.item_id, k.site_id]);
   return {
-    rows: rows.filter((r) => r.method !== null).map(({ best_method: _, ...r }) => ({ ...r, updated_at: r.updated_at!.toISOString() })),
+    rows: rows.filter((r) => r.method !== null).map(({ best_method: _, ...r }) => ({
+      ...r, yhat: float8ArrayOf(r.yhat), yhat_lower: float8ArrayOf(r.yhat_lower), yhat_upper: float8ArrayOf(r.yhat_upper), updated_at: r.updated_at!.toISOString(),
+    })),
     best_method: rows[0]?.best_method ?? null,
   };
 }
