@@ -32,8 +32,8 @@ export interface ChunkStats {
   lp: (SolverFigures & LpStats) | null;
   /** the stored allocation's quantities */
   chosen: { supply_qty: number; demand_qty: number; served_qty: number; late_qty: number };
-  pool: { engine: number; firm: number; engine_qty: number; firm_qty: number; /** rows the SQL selected and the pool rule refused */ refused: number };
-  demand: { sku_sites: number; forecast_qty: number; opening_served_qty: number; lines: number; unclassified_sku_sites: number };
+  pool: ChunkPool;
+  demand: ChunkDemand;
 }
 
 export interface ChunkDemand {
@@ -49,6 +49,7 @@ export interface ChunkPool {
   firm: number;
   engine_qty: number;
   firm_qty: number;
+  /** rows the SQL selected and the pool rule refused */
   refused: number;
 }
 
