@@ -97,7 +97,7 @@ function addFigures(a: SolverFigures, b: SolverFigures): SolverFigures {
   return { objective: a.objective + b.objective, served_qty: a.served_qty + b.served_qty, late_qty: a.late_qty + b.late_qty, ms: a.ms + b.ms };
 }
 
-function addInto<T extends Record<string, number>>(into: T, x: T): T {
+function addInto<T extends { [K in keyof T]: number }>(into: T, x: T): T {
   const out = { ...into };
   for (const k of Object.keys(x) as Array<keyof T>) (out[k] as number) = (into[k] as number) + (x[k] as number);
   return out;
