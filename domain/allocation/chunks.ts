@@ -19,21 +19,26 @@ export interface SolverFigures {
   ms: number;
 }
 
-/** One chunk's report, stored next to its rows. */
-export interface ChunkStats {
-  method: 'lp' | 'greedy';
-  /** why the chunk kept the greedy's allocation; null when it stored the LP's */
-  lp_skipped: string | null;
+/** The figures a chunk reports and the run adds up over its chunks. */
+interface ChunkTotals {
   arcs: number;
   groups: number;
   slices: number;
   rows: number;
   greedy: SolverFigures;
+  /** a chunk's LP when it ran; over a run, the chunks that ran it (all of them when method is lp); null when none did */
   lp: (SolverFigures & LpStats) | null;
   /** the stored allocation's quantities */
   chosen: { supply_qty: number; demand_qty: number; served_qty: number; late_qty: number };
   pool: ChunkPool;
   demand: ChunkDemand;
+}
+
+/** One chunk's report, stored next to its rows. */
+export interface ChunkStats extends ChunkTotals {
+  method: 'lp' | 'greedy';
+  /** why the chunk kept the greedy's allocation; null when it stored the LP's */
+  lp_skipped: string | null;
 }
 
 export interface ChunkDemand {
@@ -72,7 +77,7 @@ export function chunkStatsOf(solved: SolvedAllocation, rows: number, pool: Chunk
   };
 }
 
-export interface CombinedChunks {
+export interface CombinedChunks extends ChunkTotals {
   method: 'lp' | 'greedy';
   chunks: number;
   lp_chunks: number;
@@ -81,16 +86,6 @@ export interface CombinedChunks {
   /** 100 × greedy / LP over the chunks that ran both; null when none did */
   greedy_pct_of_lp: number | null;
   method_reason: string | null;
-  arcs: number;
-  groups: number;
-  slices: number;
-  rows: number;
-  greedy: SolverFigures;
-  /** the LP over the chunks that ran it (all of them when method is lp); null when none did */
-  lp: (SolverFigures & LpStats) | null;
-  chosen: ChunkStats['chosen'];
-  pool: ChunkPool;
-  demand: ChunkDemand;
 }
 
 function addFigures(a: SolverFigures, b: SolverFigures): SolverFigures {
