@@ -12,14 +12,20 @@ export interface Account {
   created_at: string;
 }
 
-/** Creates the account row and its schema, migrated and seeded with default parameters. */
-export async function createAccount(db: Db, databaseUrl: string, name: string): Promise<Account> {
+/**
+ * Creates the account row and its schema, migrated and seeded with default parameters. `makeSchema` builds the
+ * schema: the tenant migrations, unless the caller holds one already migrated (the test run keeps a pool of them,
+ * test/support/tenantPool.ts).
+ */
+export async function createAccount(
+  db: Db, databaseUrl: string, name: string, makeSchema: (schema: string) => Promise<unknown> = (schema) => migrateTenant(databaseUrl, schema),
+): Promise<Account> {
   const id = crypto.randomUUID();
   const schema = tenantSchemaName(id);
   const account = (await db.one(sql.unsafe`
     INSERT INTO master.accounts (id, name, schema_name) VALUES (${id}::uuid, ${name}, ${schema})
     RETURNING id, name, schema_name, is_active, created_at`)) as Account;
-  await migrateTenant(databaseUrl, schema);
+  await makeSchema(schema);
   await withTenant(db, id, async (tx) => {
     await syncTenantDefaults(tx);
     // a new tenant starts with the 32 default alert rules (spec §4.11), as POST /api/alerts/ontology/seed would add them

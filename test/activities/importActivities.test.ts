@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { createImportActivities, isTableFailure, TableFailure } from '../../activities/import/activity';
 import type { TableName } from '../../domain/import/tables';
 import { stageRows } from '../../domain/import/validate';
-import { createAccount } from '../../db/accounts';
+import { createTestAccount } from '../support/tenantPool';
 import { errorSamples, getRunTables, insertRunTables, insertStagingRows, truncateStaging, type ImportMode } from '../../db/importStaging';
 import { getJob, insertJob, logTail } from '../../db/jobs';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
@@ -17,7 +17,7 @@ let acts: ReturnType<typeof createImportActivities>;
 
 beforeAll(async () => {
   db = await openPool(process.env.DATABASE_URL!, 4);
-  accountId = (await createAccount(db, process.env.DATABASE_URL!, `import-acts-${crypto.randomBytes(3).toString('hex')}`)).id;
+  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `import-acts-${crypto.randomBytes(3).toString('hex')}`)).id;
   acts = createImportActivities({ db });
 });
 afterAll(() => db.end());

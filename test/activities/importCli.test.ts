@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createAccount } from '../../db/accounts';
+import { createTestAccount } from '../support/tenantPool';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
 import { main } from '../../scripts/importCli';
 import { startTestWorker, type TestWorker } from '../support/temporal';
@@ -17,7 +17,7 @@ let tw: TestWorker;
 
 beforeAll(async () => {
   db = await openPool(process.env.DATABASE_URL!, 2);
-  accountId = (await createAccount(db, process.env.DATABASE_URL!, `import-cli-${crypto.randomBytes(3).toString('hex')}`)).id;
+  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `import-cli-${crypto.randomBytes(3).toString('hex')}`)).id;
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-cli-'));
   tw = await startTestWorker();
 }, 120_000);

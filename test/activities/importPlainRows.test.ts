@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import { createImportActivities } from '../../activities/import/activity';
 import { stageRows, validateRow, type StagedRow } from '../../domain/import/validate';
-import { createAccount } from '../../db/accounts';
+import { createTestAccount } from '../support/tenantPool';
 import { errorSamples, insertRunTables, insertStagingRows, truncateStaging } from '../../db/importStaging';
 import { insertJob, logTail } from '../../db/jobs';
 import { addPlainSource, createSource } from '../../db/masterDataWrite';
@@ -19,7 +19,7 @@ let acts: ReturnType<typeof createImportActivities>;
 
 beforeAll(async () => {
   db = await openPool(process.env.DATABASE_URL!, 4);
-  accountId = (await createAccount(db, process.env.DATABASE_URL!, `import-plain-${crypto.randomBytes(3).toString('hex')}`)).id;
+  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `import-plain-${crypto.randomBytes(3).toString('hex')}`)).id;
   acts = createImportActivities({ db });
   await withTenant(db, accountId, async (tx) => {
     await tx.query(sql.unsafe`INSERT INTO items (xuid, name) VALUES ('P1', 'P1'), ('p1', 'p1'), ('P 2', 'P 2'), ('Ü3', 'Ü3')`);

@@ -1,4 +1,4 @@
-import { createAccount } from '../../db/accounts';
+import { createTestAccount } from '../support/tenantPool';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
 import { pipelineForecastVectors } from '../../db/preparedReads';
 import { seriesForecastsOf } from '../../db/seriesDetail';
@@ -8,7 +8,7 @@ let accountId: string;
 let key: { item_id: number; site_id: number };
 beforeAll(async () => {
   db = await openPool(process.env.DATABASE_URL!, 2);
-  accountId = (await createAccount(db, process.env.DATABASE_URL!, `vectors-${Date.now()}`)).id;
+  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `vectors-${Date.now()}`)).id;
   key = await withTenant(db, accountId, async (tx) => {
     await tx.query(sql.unsafe`INSERT INTO sites (xuid, name) VALUES ('S', 'S')`);
     await tx.query(sql.unsafe`INSERT INTO items (xuid, name) VALUES ('I', 'I')`);

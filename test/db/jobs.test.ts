@@ -1,4 +1,4 @@
-import { createAccount } from '../../db/accounts';
+import { createTestAccount } from '../support/tenantPool';
 import { getJob, heartbeat, insertJob } from '../../db/jobs';
 import { openPool, withTenant, type Db } from '../../db/pool';
 
@@ -6,7 +6,7 @@ let db: Db;
 let accountId: string;
 beforeAll(async () => {
   db = await openPool(process.env.DATABASE_URL!, 2);
-  accountId = (await createAccount(db, process.env.DATABASE_URL!, `jobs-progress-${Date.now()}`)).id;
+  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `jobs-progress-${Date.now()}`)).id;
 });
 afterAll(async () => {
   await db.end();

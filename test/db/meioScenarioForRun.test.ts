@@ -4,7 +4,7 @@
  * scenario exists (the chunks would run one after the other whatever the number of workers), and the first run on a
  * fresh tenant must still create exactly one default.
  */
-import { createAccount } from '../../db/accounts';
+import { createTestAccount } from '../support/tenantPool';
 import { meioScenarioForRun } from '../../db/meioResults';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
 
@@ -12,7 +12,7 @@ let db: Db;
 let accountId: string;
 beforeAll(async () => {
   db = await openPool(process.env.DATABASE_URL!, 3);
-  accountId = (await createAccount(db, process.env.DATABASE_URL!, `meio-scenario-run-${Date.now()}`)).id;
+  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `meio-scenario-run-${Date.now()}`)).id;
 });
 afterAll(async () => {
   await db.end();

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { createAccount } from '../../db/accounts';
+import { createTestAccount } from '../support/tenantPool';
+import { overTcp } from '../support/workerDatabase';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
 
 let db: Db;
@@ -26,7 +27,10 @@ test('a NULL inside a numeric array stays null instead of becoming 0 (closed cal
 describe('connections go back to the pool without a reset round trip', () => {
   let one: Db;
   beforeAll(async () => {
-    one = await openPool(process.env.DATABASE_URL!, 1);
+    // over TCP, as deployments connect: the run's own connections use the server's Unix socket (db/embedded.ts),
+    // where a write to a terminated backend can fail with EPIPE before its last message is read, and slonik then
+    // never hands that connection back (docs/TESTING.md)
+    one = await openPool(overTcp(process.env.DATABASE_URL!), 1);
   });
   afterAll(async () => {
     await one.end();
@@ -41,7 +45,7 @@ describe('connections go back to the pool without a reset round trip', () => {
 
   async function someAccount(): Promise<string> {
     return ((await one.maybeOneFirst(sql.unsafe`SELECT id FROM master.accounts WHERE is_active LIMIT 1`)) as string | null)
-      ?? (await createAccount(one, process.env.DATABASE_URL!, `pool-${Date.now()}`)).id;
+      ?? (await createTestAccount(one, process.env.DATABASE_URL!, `pool-${Date.now()}`)).id;
   }
 
   test('a tenant transaction that throws or fails rolls back and keeps its connection; the caller gets the error', async () => {
@@ -62,7 +66,7 @@ describe('connections go back to the pool without a reset round trip', () => {
     const account = await someAccount();
     const pid = (await one.oneFirst(sql.unsafe`SELECT pg_backend_pid()`)) as number;
     // a plain client: slonik refuses another pool's query inside a transaction
-    const killer = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const killer = new pg.Client({ connectionString: overTcp(process.env.DATABASE_URL!) });
     await killer.connect();
     try {
       await expect(withTenant(one, account, async (tx) => {

@@ -1,4 +1,4 @@
-import { createAccount } from '../../db/accounts';
+import { createTestAccount } from '../support/tenantPool';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
 import { scopeChunks, scopeItemChunks } from '../../db/seriesSteps';
 
@@ -8,7 +8,7 @@ const scope = { pipelineId: 0, segmentId: null, keys: null };
 
 beforeAll(async () => {
   db = await openPool(process.env.DATABASE_URL!, 2);
-  accountId = (await createAccount(db, process.env.DATABASE_URL!, `scope-chunks-${Date.now()}`)).id;
+  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `scope-chunks-${Date.now()}`)).id;
   // 2,150 series: 43 items × 50 sites
   await withTenant(db, accountId, async (tx) => {
     await tx.query(sql.unsafe`INSERT INTO items (xuid, name) SELECT 'i' || g, 'item ' || g FROM generate_series(1, 43) g`);

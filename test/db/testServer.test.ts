@@ -18,3 +18,9 @@ test('the test run\'s PostgreSQL lets this machine\'s connections in without a p
   const rules = await db.any(sql.unsafe`SELECT DISTINCT type, auth_method FROM pg_hba_file_rules ORDER BY type`);
   expect(rules).toEqual([{ type: 'host', auth_method: 'trust' }, { type: 'local', auth_method: 'trust' }]);
 });
+
+test('the test run\'s connections go through PostgreSQL\'s Unix socket, not TCP', async () => {
+  // inet_server_addr() is null on a Unix-socket connection
+  expect(await db.oneFirst(sql.unsafe`SELECT inet_server_addr()`)).toBeNull();
+  expect(decodeURIComponent(new URL(process.env.DATABASE_URL!).hostname)).toMatch(/^\/.*pg-socket$/);
+});

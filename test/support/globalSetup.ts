@@ -9,6 +9,7 @@ import { migrateAll } from '../../db/migrate';
 import { freePort } from '../../lib/net';
 import { startDevServer } from '../../temporal/devServer';
 import { bundleScripts } from './scriptBundle';
+import { fillTenantPool } from './tenantPool';
 import { workerDatabaseName } from './workerDatabase';
 
 const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as any;
@@ -32,14 +33,20 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   const scripts = path.join(run, 'scripts');
   const scriptBundling = bundleScripts(scripts);
   if (!process.env.DATABASE_URL) {
-    const db = await startEmbeddedPostgres({ dataDir: path.join(run, 'pg'), port: await freePort(), persistent: false, fast: true, autovacuum: false, trustLocal: true });
+    const socketDir = path.join(run, 'pg-socket');
+    fs.mkdirSync(socketDir, { mode: 0o777 });
+    fs.chmodSync(socketDir, 0o777);
+    const db = await startEmbeddedPostgres({ dataDir: path.join(run, 'pg'), port: await freePort(), persistent: false, fast: true, autovacuum: false, trustLocal: true, socketDir });
     (globalThis as any).__EMBEDDED_PG__ = db;
-    process.env.DATABASE_URL = db.url;
+    // every suite and every process it starts reaches the server through the socket (db/embedded.ts socketDir)
+    process.env.DATABASE_URL = db.socketUrl!;
   }
   const temporal = process.env.TEMPORAL_ADDRESS
     ? undefined
     : startDevServer({ dataDir: path.join(run, 'temporal'), port: await freePort(), uiPort: await freePort(), ui: false, inMemory: true });
   await migrateAll(process.env.DATABASE_URL);
+  // whole runs only (scripts/test.sh sets it): one file's run would wait on migrations it never uses
+  await fillTenantPool(process.env.DATABASE_URL, Number(process.env.TEST_TENANT_POOL ?? 0));
   await cloneWorkerDatabases(process.env.DATABASE_URL, Math.max(1, globalConfig.maxWorkers));
   if (temporal) {
     const server = await temporal;
@@ -63,7 +70,9 @@ async function cloneWorkerDatabases(templateUrl: string, workers: number): Promi
     for (let w = 1; w <= workers; w++) {
       const name = workerDatabaseName(template, String(w));
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+      // FILE_COPY copies the template's directory as files; the default (WAL_LOG) reads and logs every page, which
+      // grew with the pooled tenants' schemas
+      await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${template}" STRATEGY FILE_COPY`);
     }
   } finally {
     await admin.end();

@@ -8,12 +8,13 @@ import { DataCache, type CacheLoader } from '../../api/cache';
 import type { SsoSettings, TemporalDeps } from '../../api/context';
 import type { RouteTable } from '../../api/routes/define';
 import { compileResponse } from '../../api/routes/validation';
-import { createAccount, indexEmail } from '../../db/accounts';
+import { indexEmail } from '../../db/accounts';
 import { loadTenantData } from '../../db/masterData';
 import { openPool, withTenant, type Db } from '../../db/pool';
 import { insertUser, upsertSuperadmin } from '../../db/users';
 import { readEnv } from '../../lib/env';
 import { JobLogNotifications } from '../../db/notifications';
+import { createTestAccount } from './tenantPool';
 
 export interface TestUser {
   id: number;
@@ -126,7 +127,7 @@ export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLim
       return { id: row.id, email, password };
     },
     async newTenant(label = 'tenant') {
-      const account = await createAccount(db, env.databaseUrl!, `${label}-${uniq()}`);
+      const account = await createTestAccount(db, env.databaseUrl!, `${label}-${uniq()}`);
       const admin = await t.addUser(account.id, { role: 'admin' });
       const planner = await t.addUser(account.id, { role: 'user', can_run_process: true, can_create_override: true });
       return { accountId: account.id, name: account.name, admin, planner };

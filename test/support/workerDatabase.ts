@@ -11,3 +11,10 @@ export function workerDatabaseUrl(templateUrl: string, workerId: string): string
   u.pathname = `/${workerDatabaseName(u.pathname.slice(1), workerId)}`;
   return u.toString();
 }
+
+/** The same database over TCP on this machine, for the run's URL that names PostgreSQL's Unix socket directory. */
+export function overTcp(databaseUrl: string): string {
+  const u = new URL(databaseUrl);
+  u.hostname = '127.0.0.1';
+  return u.toString();
+}

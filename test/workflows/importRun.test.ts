@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import { stageRows } from '../../domain/import/validate';
 import { startImportRun } from '../../api/routes/import';
-import { createAccount } from '../../db/accounts';
+import { createTestAccount } from '../support/tenantPool';
 import { errorSamples, getRunTables, insertStagingRows, truncateStaging } from '../../db/importStaging';
 import { getJob } from '../../db/jobs';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
@@ -20,7 +20,7 @@ let accountId: string;
 beforeAll(async () => {
   tw = await startTestWorker();
   db = await openPool(process.env.DATABASE_URL!, 4);
-  accountId = (await createAccount(db, process.env.DATABASE_URL!, `import-wf-${crypto.randomBytes(3).toString('hex')}`)).id;
+  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `import-wf-${crypto.randomBytes(3).toString('hex')}`)).id;
 }, 120_000);
 afterAll(async () => {
   await tw.close();
