@@ -6,7 +6,7 @@ import { freezeVersion } from '../../db/history';
 import { sql, withTenant } from '../../db/pool';
 import { logger } from '../../lib/logger';
 import { fuzzReport, fuzzSummary } from '../support/fuzzReport';
-import { ensureSchemathesis, runProcess, SCHEMATHESIS_VERSION } from '../support/schemathesis';
+import { ensureSchemathesis, hypothesisStorage, runProcess, SCHEMATHESIS_VERSION } from '../support/schemathesis';
 import { seedForecastReads } from '../support/forecastReadsSeed';
 import { startTestApp, type TestApp } from '../support/testApp';
 
@@ -106,6 +106,15 @@ def no_server_error(ctx, response, case):
         return None
     raise AssertionError(f"{case.method} {case.formatted_path} answered {response.status_code}: {response.text[:300]}")
 `;
+
+/**
+ * The few variables schemathesis needs, not the test run's: requests reads the whole environment on every call
+ * (proxy and CA-bundle settings, several passes over os.environ), and npm and jest put over a hundred variables there.
+ */
+function fuzzerEnv(): NodeJS.ProcessEnv {
+  const keep = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'TZ', 'XDG_CACHE_HOME'];
+  return Object.fromEntries(keep.filter((k) => process.env[k] !== undefined).map((k) => [k, process.env[k]]));
+}
 
 let t: TestApp;
 let token: string;
@@ -217,7 +226,7 @@ test(`no operation of /openapi.json answers 5xx (schemathesis ${SCHEMATHESIS_VER
       const cwd = path.join(work, `p${i}`);
       fs.mkdirSync(cwd);
       const calls = path.join(work, `calls-${i}.tsv`);
-      const res = await runProcess(st, run.args, { cwd, env: { ...process.env, SCHEMATHESIS_HOOKS: 'fuzz_hooks', PYTHONPATH: work, NO_COLOR: '1', FUZZ_CALLS: calls } });
+      const res = await runProcess(st, run.args, { cwd, env: { ...fuzzerEnv(), SCHEMATHESIS_HOOKS: 'fuzz_hooks', PYTHONPATH: work, NO_COLOR: '1', FUZZ_CALLS: calls, HYPOTHESIS_STORAGE_DIRECTORY: hypothesisStorage() } });
       return { ...run, ...res, calls: fs.existsSync(calls) ? fs.readFileSync(calls, 'utf8') : '' };
     }),
   );

@@ -16,6 +16,17 @@ export function schemathesisVenv(env = process.env): string {
 }
 
 /**
+ * Hypothesis' own storage for the schemathesis processes: the Unicode tables it derives on first use (which
+ * characters a codec encodes: a loop over every code point, about 4 CPU-s) are kept there and read back by every
+ * later process. Each process runs in a scratch directory of its own, where the default (`.hypothesis/` under the
+ * working directory) made all five of them compute the tables again in every run. Only those tables land here: the
+ * fuzz runs without an example database (`--generation-database none`), so no run's cases depend on an earlier one.
+ */
+export function hypothesisStorage(env = process.env): string {
+  return path.join(schemathesisVenv(env), 'hypothesis-storage');
+}
+
+/**
  * The `st` executable of the pinned schemathesis, installed from PyPI into a virtual environment on first use
  * (about 10 s). A venv cannot be moved after creation, so it is built in place and marked complete at the end; a
  * half-built one (an interrupted first run) is removed and built again. Async: the API under test runs in this process.
