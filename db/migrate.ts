@@ -115,6 +115,13 @@ export async function migrateTenant(databaseUrl: string, schemaName: string, upT
   });
 }
 
+/** One tenant migration's SQL, for a caller that must apply an idempotent one again (the test run's pooled tenants). */
+export function tenantMigrationSql(version: number): string {
+  const m = readMigrations('tenant').find((f) => f.version === version);
+  if (!m) throw new Error(`no tenant migration ${version}`);
+  return m.sql;
+}
+
 /** The tenant migrations this release knows, by number: a backup from a newer release names one it does not. */
 export function tenantMigrations(): Array<{ version: number; name: string }> {
   return readMigrations('tenant').map(({ version, name }) => ({ version, name }));

@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import pg from 'pg';
 import { createAccount, type Account } from '../../db/accounts';
 import { readerRole } from '../../db/assistantQuery';
-import { migrateTenant } from '../../db/migrate';
+import { migrateTenant, tenantMigrationSql } from '../../db/migrate';
 import type { Db } from '../../db/pool';
 
 /**
@@ -59,7 +57,8 @@ export async function claimPooledSchema(databaseUrl: string, schema: string): Pr
     await client.query(`ALTER SCHEMA ${id(pooled)} RENAME TO ${id(schema)}`);
     await client.query('UPDATE master.schema_migrations SET schema_name = $1 WHERE schema_name = $2', [schema, pooled]);
     await client.query("SELECT set_config('search_path', $1, true)", [`${schema}, public`]);
-    await client.query(`${readerMigration()}\n;`);
+    // migration 030 makes the tenant's reader role
+    await client.query(`${tenantMigrationSql(30)}\n;`);
     const old = id(readerRole(pooled));
     await client.query(`
       REVOKE ALL ON ALL TABLES IN SCHEMA ${id(schema)} FROM ${old};
@@ -73,12 +72,6 @@ export async function claimPooledSchema(databaseUrl: string, schema: string): Pr
   } finally {
     await client.end();
   }
-}
-
-let reader: string | undefined;
-function readerMigration(): string {
-  reader ??= fs.readFileSync(path.join(__dirname, '../../db/migrations/tenant/030_assistant.sql'), 'utf8');
-  return reader;
 }
 
 /** `createAccount` for tests: a pooled schema when there is one left. */
