@@ -4,21 +4,25 @@ import type { IndexEntry } from '../domain/assistant/budget';
 import { readerRole } from './assistantQuery';
 import { sql, type Db, type Tx } from './pool';
 
-/** The tables the tenant's reader role may SELECT (partitions left out: their parent stands for them), with columns. */
+/**
+ * The tables the tenant's reader role may SELECT (partitions left out: their parent stands for them), with columns.
+ * The tenant's own relations are picked first and only they are checked for the privilege: checked over the whole
+ * catalog (every tenant's tables, indexes and sequences), the check cost about 160 ms with 70 tenants and grew with
+ * each one, on every question to a tenant whose index was not built.
+ */
 export async function readCatalog(tx: Tx, schema: string): Promise<IndexEntry[]> {
   const rows = (await tx.any(sql.unsafe`
-    SELECT c.relname AS name,
-           coalesce(json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod)) ORDER BY a.attnum)
-                    FILTER (WHERE a.attnum IS NOT NULL), '[]') AS columns
-    FROM pg_class c
-    JOIN pg_namespace n ON n.oid = c.relnamespace
-    LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
-    WHERE n.nspname = ${schema} AND c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition
-      AND c.relname <> 'assistant_index'
-      AND EXISTS (SELECT 1 FROM pg_roles r WHERE r.rolname = ${readerRole(schema)})
-      AND has_table_privilege(${readerRole(schema)}, c.oid, 'SELECT')
-    GROUP BY c.relname
-    ORDER BY c.relname`)) as Array<{ name: string; columns: Array<{ name: string; type: string }> }>;
+    WITH rels AS MATERIALIZED (
+      SELECT c.oid, c.relname FROM pg_class c
+      WHERE c.relnamespace = to_regnamespace(${schema})
+        AND c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition AND c.relname <> 'assistant_index')
+    SELECT r.relname AS name,
+           (SELECT coalesce(json_agg(json_build_object('name', a.attname, 'type', format_type(a.atttypid, a.atttypmod)) ORDER BY a.attnum), '[]')
+            FROM pg_attribute a WHERE a.attrelid = r.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns
+    FROM rels r
+    WHERE EXISTS (SELECT 1 FROM pg_roles ro WHERE ro.rolname = ${readerRole(schema)})
+      AND has_table_privilege(${readerRole(schema)}, r.oid, 'SELECT')
+    ORDER BY r.relname`)) as Array<{ name: string; columns: Array<{ name: string; type: string }> }>;
   return [
     ...CONCEPTS.map((c) => ({ kind: 'concept' as const, name: c.name, description: c.description, columns: [], keywords: c.keywords })),
     ...rows.map((r) => ({ kind: 'table' as const, name: r.name, description: TABLE_NOTES[r.name] ?? '', columns: r.columns, keywords: r.name.split('_') })),

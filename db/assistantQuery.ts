@@ -4,7 +4,7 @@
  * - its own connection, opened for this statement and closed after it, so nothing the statement might leave in a
  *   session (a setting, an advisory lock) can reach the app's pool;
  * - `BEGIN READ ONLY`, always rolled back, never committed;
- * - `search_path` = the tenant's schema only, `statement_timeout` = 8 s, both local to the transaction;
+ * - `search_path` = the tenant's schema only, `statement_timeout` = the time-out (8 s unless ASSISTANT_STATEMENT_TIMEOUT_MS says otherwise), both local to the transaction;
  * - `SET LOCAL ROLE <schema>_reader` (migration 030): a NOLOGIN role that may only SELECT this tenant's tables (not
  *   users, parameters or audit_log), with no access to another tenant's schema or the master schema;
  * - the extended protocol, which refuses more than one statement, and an outer `LIMIT` of the row limit + 1;
@@ -17,9 +17,9 @@
  */
 import type { Socket } from 'node:net';
 import pg from 'pg';
+import { DEFAULT_ASSISTANT_STATEMENT_TIMEOUT_MS } from '../lib/env';
 import { tenantSchemaName } from './pool';
 
-export const ASSISTANT_STATEMENT_TIMEOUT_MS = 8000;
 export const ASSISTANT_ROW_LIMIT = 500;
 /** Bytes of the rows' text (what PostgreSQL sends, near enough) a statement may return: 500 rows of 8 KB. */
 export const ASSISTANT_RESULT_MAX_BYTES = 4 * 1024 * 1024;
@@ -86,7 +86,7 @@ export async function runReadOnly(
   opts: { timeoutMs?: number; rowLimit?: number; maxBytes?: number; socketCapBytes?: number } = {},
 ): Promise<ReadOnlyResult | ReadOnlyFailure> {
   const schema = tenantSchemaName(accountId);
-  const timeoutMs = opts.timeoutMs ?? ASSISTANT_STATEMENT_TIMEOUT_MS;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_ASSISTANT_STATEMENT_TIMEOUT_MS;
   const rowLimit = opts.rowLimit ?? ASSISTANT_ROW_LIMIT;
   const maxBytes = opts.maxBytes ?? ASSISTANT_RESULT_MAX_BYTES;
   const socketCap = opts.socketCapBytes ?? 4 * maxBytes + 1024 * 1024;

@@ -25,9 +25,14 @@ export interface Env {
   assistantConcurrency: number;
   assistantConcurrencyPerTenant: number;
   assistantQueue: number;
+  /** how long one assistant statement may run in PostgreSQL before it is cancelled (spec: 8 s by default) */
+  assistantStatementTimeoutMs: number;
 }
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
+
+/** Spec §8: the assistant's query time-out, 8 seconds by default (ASSISTANT_STATEMENT_TIMEOUT_MS). */
+export const DEFAULT_ASSISTANT_STATEMENT_TIMEOUT_MS = 8000;
 
 /** Megabytes of work-list answers the API keeps unless PLAN_READ_CACHE_MB says otherwise (api/planReads.ts). */
 export const DEFAULT_PLAN_READ_CACHE_MB = 128;
@@ -57,6 +62,7 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
     assistantConcurrency: wholeNumber(source, 'ASSISTANT_CONCURRENCY', 4, 1),
     assistantConcurrencyPerTenant: wholeNumber(source, 'ASSISTANT_CONCURRENCY_PER_TENANT', 2, 1),
     assistantQueue: wholeNumber(source, 'ASSISTANT_QUEUE', 8, 0),
+    assistantStatementTimeoutMs: wholeNumber(source, 'ASSISTANT_STATEMENT_TIMEOUT_MS', DEFAULT_ASSISTANT_STATEMENT_TIMEOUT_MS, 100),
   };
 }
 

@@ -6,7 +6,10 @@
  *   - the other tenant's canary value, the master schema's account names and the users' password hashes appear in no
  *     response;
  *   - every response is a 200 with `error`, empty data and chart `none` (or a 4xx with {detail});
- *   - each statement either ran under 8 s of server-side statement time or was cancelled by the statement timeout.
+ *   - each statement either ran under the statement time-out or was cancelled by it. The time-out is 2 s here
+ *     (ASSISTANT_STATEMENT_TIMEOUT_MS): the two statements that only it stops burn a core of PostgreSQL until it fires,
+ *     twice each (the retry), which at the default 8 s was 32 s of the server's CPU; test/db/assistantQuery.test.ts
+ *     and the admission tests in assistantLimits.test.ts keep the default's 8 s.
  * The question carries the case number, which the fake model reads to pick the statement.
  */
 import crypto from 'node:crypto';
@@ -22,6 +25,7 @@ let c: TestTenant;
 let token: string;
 let model: FakeModel;
 const canary = `canary${crypto.randomBytes(8).toString('hex')}`;
+const TIMEOUT_MS = 2000;
 
 interface Case { question: string; statement: string; raw?: boolean; tenant?: 'model' | 'templates' }
 
@@ -128,7 +132,7 @@ function buildCases(schemaA: string, schemaB: string): Case[] {
   // the same as a bare answer, not JSON
   for (const [what, s] of payloads) add(s, `plain text answer: ${what}`, true);
 
-  // 6. statements that pass the textual rules and must be stopped by the 8 s statement timeout
+  // 6. statements that pass the textual rules and must be stopped by the statement timeout
   add('SELECT count(*) FROM generate_series(1, 100000000000) AS g', 'count to a hundred billion');
   add('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r', 'count forever');
   return cases;
@@ -172,7 +176,7 @@ async function clusterState(): Promise<Record<string, unknown>> {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ vars: { ASSISTANT_STATEMENT_TIMEOUT_MS: String(TIMEOUT_MS) } });
   a = await t.newTenant('assistant-hostile-a');
   b = await t.newTenant('assistant-hostile-b');
   c = await t.newTenant('assistant-hostile-c');
@@ -196,7 +200,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-test('hostile statements and prompt injections: no write, no foreign row, nothing over 8 s', async () => {
+test('hostile statements and prompt injections: no write, no foreign row, nothing over the statement time-out', async () => {
   const schemaA = tenantSchemaName(a.accountId);
   const schemaB = tenantSchemaName(b.accountId);
   const cases = buildCases(schemaA, schemaB);
@@ -225,7 +229,7 @@ test('hostile statements and prompt injections: no write, no foreign row, nothin
       else {
         if (res.body.data.length !== 0 || res.body.chart.type !== 'none') problems.push(`${label}: error with data or a chart`);
         const timedOut = /canceling statement due to statement timeout/.test(res.body.error);
-        if (!(res.body.duration_ms < 8000 || timedOut)) problems.push(`${label}: statement time ${res.body.duration_ms} ms without the timeout`);
+        if (!(res.body.duration_ms < TIMEOUT_MS || timedOut)) problems.push(`${label}: statement time ${res.body.duration_ms} ms without the timeout`);
       }
     } else if (!(res.status >= 400 && res.status < 500 && typeof res.body.detail === 'string')) problems.push(`${label}: status ${res.status} ${text.slice(0, 200)}`);
   };
@@ -261,6 +265,9 @@ test('hostile statements and prompt injections: no write, no foreign row, nothin
   const who = await t.call('post', '/api/assistant/chat', { token, body: { question: 'who am I in the database?' } });
   expect(who.body).toMatchObject({ data: [{ who: `${schemaA}_reader` }], row_count: 1 });
   expect(who.body.error).toBeUndefined();
+
+  // the time-out that stopped them is the one this app was given, and the API says so
+  expect((await t.call('get', '/api/assistant/status', { token })).body.statement_timeout_ms).toBe(TIMEOUT_MS);
 
   expect(problems).toEqual([]);
   expect(await checksums(a)).toEqual(beforeA);

@@ -28,15 +28,7 @@ beforeAll(async () => {
 afterAll(() => model.close());
 
 /** A test app whose admission limits come from these environment variables. */
-async function appWith(vars: Record<string, string>): Promise<TestApp> {
-  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, vars);
-  try {
-    return await startTestApp();
-  } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
-  }
-}
+const appWith = (vars: Record<string, string>): Promise<TestApp> => startTestApp({ vars });
 
 async function tenantWithModel(t: TestApp, label: string): Promise<{ tenant: TestTenant; token: string }> {
   const tenant = await t.newTenant(label);

@@ -56,8 +56,8 @@ const uniq = () => crypto.randomBytes(4).toString('hex');
  * A real app on real PostgreSQL, called through HTTP. Every response is checked against the schema its route
  * publishes in /openapi.json, and a status the route does not document fails the test.
  */
-export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: Partial<SsoSettings>; /** a database of the test's own instead of the run's */ databaseUrl?: string } = {}): Promise<TestApp> {
-  const env = { ...readEnv(), loginRateLimit: opts.loginRateLimit ?? 1000, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}) };
+export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: Partial<SsoSettings>; /** a database of the test's own instead of the run's */ databaseUrl?: string; /** environment variables this app reads beside the process's (lib/env.ts) */ vars?: Record<string, string> } = {}): Promise<TestApp> {
+  const env = { ...readEnv({ ...process.env, ...opts.vars }), loginRateLimit: opts.loginRateLimit ?? 1000, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}) };
   const db = await openPool(env.databaseUrl!, 5);
   // production's cache time: the config route invalidates it on a change, as a replica's own update does
   const auth = new AuthSettings(db);

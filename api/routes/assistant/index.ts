@@ -6,7 +6,7 @@ import { forbidden, HttpError } from '../../errors';
 import { defineRoute, type RouteTable } from '../define';
 import { errors, errorSchema } from '../schemas';
 import { probeModelHost } from './model';
-import { CACHE_LIMITS, chat, forgetLoggedOut, LIMITS, maxSqlRetries, responses, RETRY_AFTER_SECONDS, sessionOf, sessions, tenantContext } from './service';
+import { CACHE_LIMITS, chat, forgetLoggedOut, limits, maxSqlRetries, responses, retryAfterSeconds, sessionOf, sessions, tenantContext } from './service';
 import * as s from './schemas';
 
 const READ_ONLY = 'The statement runs on a connection of its own in a READ ONLY transaction that is always rolled back, as the tenant\'s role `<schema>_reader` (SELECT on this tenant\'s tables only: not users, parameters or audit_log, no other tenant, not the master schema), with search_path = the tenant schema, statement_timeout 8 s and at most 500 rows.';
@@ -51,11 +51,12 @@ export function registerAssistantRoutes(table: RouteTable): void {
       }
       let r: Awaited<ReturnType<typeof chat>>;
       try {
-        r = await chat(ctx.deps.db, ctx.deps.env.databaseUrl!, admissionOf(ctx.deps.env), user, ctx.ip, body);
+        r = await chat(ctx.deps.db, ctx.deps.env.databaseUrl!, admissionOf(ctx.deps.env), ctx.deps.env.assistantStatementTimeoutMs, user, ctx.ip, body);
       } catch (err) {
         if (!(err instanceof AdmissionRefused)) throw err;
         const limit = err.reason === 'tenant' ? `${ctx.deps.env.assistantConcurrencyPerTenant} for this tenant` : `${ctx.deps.env.assistantConcurrency} overall`;
-        throw new HttpError(429, `too many assistant statements at once (${limit}, and ${ctx.deps.env.assistantQueue} waiting); retry after ${RETRY_AFTER_SECONDS} s`, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+        const retryAfter = retryAfterSeconds(ctx.deps.env.assistantStatementTimeoutMs);
+        throw new HttpError(429, `too many assistant statements at once (${limit}, and ${ctx.deps.env.assistantQueue} waiting); retry after ${retryAfter} s`, { 'Retry-After': String(retryAfter) });
       }
       ctx.state.audit = { ...ctx.state.audit, entityId: r.session_id, newValue: { question: body.question.slice(0, 500), sql: r.sql.slice(0, 2000), mode: r.mode, attempts: r.attempts, row_count: r.row_count, error: r.error ?? null } };
       return r;
@@ -78,7 +79,7 @@ export function registerAssistantRoutes(table: RouteTable): void {
         index_stats: c.indexed ? Object.fromEntries(c.entries.filter((e) => e.kind === 'table').map((e) => [e.name, e.columns.length])) : {},
         memory: sessions.stats(user.accountId, Date.now()),
         cache: { entries: responses.size, ...CACHE_LIMITS },
-        max_sql_retries: maxSqlRetries(), ...LIMITS,
+        max_sql_retries: maxSqlRetries(), ...limits(ctx.deps.env.assistantStatementTimeoutMs),
       };
     },
   });

@@ -5,7 +5,7 @@
  * Sessions and the response cache live in this process only.
  */
 import { loadIndex, readCatalog, revokedTokenIds } from '../../../db/assistant';
-import { ASSISTANT_RESULT_MAX_BYTES, ASSISTANT_ROW_LIMIT, ASSISTANT_STATEMENT_TIMEOUT_MS, runReadOnly } from '../../../db/assistantQuery';
+import { ASSISTANT_RESULT_MAX_BYTES, ASSISTANT_ROW_LIMIT, runReadOnly } from '../../../db/assistantQuery';
 import { templateSql } from '../../../db/assistantTemplates';
 import { tenantSchemaName, withTenant, type Db } from '../../../db/pool';
 import type { Admission } from '../../../domain/assistant/admission';
@@ -177,8 +177,10 @@ function tooLargeError(attempts: number, lastError: string): HttpError {
   return new HttpError(422, `the answer would be too large to send after ${attempts} attempt${attempts === 1 ? '' : 's'} (at most ${ASSISTANT_RESULT_MAX_BYTES} bytes of rows): ${lastError.replace(/^statement failed: /, '')}`);
 }
 
-export async function chat(db: Db, databaseUrl: string, admission: Admission, user: AuthUser, ip: string, req: ChatRequest): Promise<ChatResponse> {
-  const run: Runner = (statement) => admission.run(user.accountId, () => runReadOnly(databaseUrl, user.accountId, statement));
+export async function chat(
+  db: Db, databaseUrl: string, admission: Admission, timeoutMs: number, user: AuthUser, ip: string, req: ChatRequest,
+): Promise<ChatResponse> {
+  const run: Runner = (statement) => admission.run(user.accountId, () => runReadOnly(databaseUrl, user.accountId, statement, { timeoutMs }));
   await forgetLoggedOut(db, user.accountId);
   const sessionId = sessionOf(user, req.session_id, ip);
   const key = cacheKey(user.accountId, req.pipeline_id ?? null, req.scenario_id ?? null, req.question);
@@ -211,5 +213,6 @@ export async function chat(db: Db, databaseUrl: string, admission: Admission, us
   return { ...done.response, session_id: sessionId, cached: false };
 }
 
-export const LIMITS = { row_limit: ASSISTANT_ROW_LIMIT, statement_timeout_ms: ASSISTANT_STATEMENT_TIMEOUT_MS };
-export const RETRY_AFTER_SECONDS = Math.ceil(ASSISTANT_STATEMENT_TIMEOUT_MS / 1000);
+export const limits = (timeoutMs: number) => ({ row_limit: ASSISTANT_ROW_LIMIT, statement_timeout_ms: timeoutMs });
+/** A refused statement is told to come back when a running one must have ended: after one time-out. */
+export const retryAfterSeconds = (timeoutMs: number) => Math.ceil(timeoutMs / 1000);
