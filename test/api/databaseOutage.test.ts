@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { BackendTerminatedError, ConnectionError, UniqueIntegrityConstraintViolationError } from 'slonik';
 import { errorAnswer } from '../../api/middleware/errors';
@@ -10,6 +9,7 @@ import { createPipeline, insertWeeklyDemand, isFinished, waitForJob } from '../s
 import { startPgProcess, type PgProcess } from '../support/pgProcess';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
+import { scratchDirectory } from '../support/runDirectory';
 
 /**
  * PostgreSQL stops under a running API and worker, and comes back on the same data directory and port. While it is
@@ -30,8 +30,7 @@ let pipelineId: number;
 const startPg = () => startPgProcess(path.join(dataDir, 'data'), port);
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planning-pg-outage-'));
-  fs.chmodSync(dataDir, 0o777);
+  dataDir = scratchDirectory('planning-pg-outage-');
   port = await freePort();
   pg = await startPg();
   await migrateAll(pg.url);

@@ -31,6 +31,8 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   process.env.BCRYPT_ROUNDS ??= '4';
   const run = makeRunDirectory();
   (globalThis as any).__TEST_RUN_DIR__ = run;
+  // the workers' own servers go there too (scratchDirectory)
+  process.env.TEST_RUN_DIR = run;
   const bundling = bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
   const scripts = path.join(run, 'scripts');
   const scriptBundling = bundleScripts(scripts);

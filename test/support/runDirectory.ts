@@ -55,3 +55,13 @@ function removeAbandonedRuns(parent: string): void {
     if (Number.isInteger(owner) && owner > 0 && !alive(owner)) fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A directory for a server a test file starts of its own (a launched stack, a PostgreSQL to take down, a Temporal
+ * server to kill): inside the run's directory, in memory like the run's own servers, and removed with it.
+ */
+export function scratchDirectory(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(process.env.TEST_RUN_DIR || os.tmpdir(), prefix));
+  fs.chmodSync(dir, 0o777);
+  return dir;
+}

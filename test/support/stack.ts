@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../lib/net';
+import { scratchDirectory } from './runDirectory';
 
 export const ROOT = path.join(__dirname, '../..');
 
@@ -25,8 +25,7 @@ export class LocalStack {
   output = '';
 
   private constructor(readonly ports: StackPorts, extraEnv: NodeJS.ProcessEnv) {
-    this.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planning-start-'));
-    fs.chmodSync(this.dataDir, 0o777);
+    this.dataDir = scratchDirectory('planning-start-');
     this.env = {
       ...process.env, DATA_DIR: this.dataDir, PORT: String(ports.api), PGPORT: String(ports.pg), TEMPORAL_PORT: String(ports.temporal),
       TEMPORAL_UI_PORT: String(ports.ui), NODE_ENV: 'development', LOG_LEVEL: 'warn', ...extraEnv,

@@ -12,6 +12,7 @@ import {
   type DevServer,
 } from '../../temporal/devServer';
 import { freePort } from '../../lib/net';
+import { scratchDirectory } from '../support/runDirectory';
 
 const { IndexedValueType } = temporal.api.enums.v1;
 const EXPECTED_TYPES = { Keyword: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD, Int: IndexedValueType.INDEXED_VALUE_TYPE_INT };
@@ -67,7 +68,7 @@ describe('startDevServer', () => {
   let server: DevServer | undefined;
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planning-temporal-'));
+    dataDir = scratchDirectory('planning-temporal-');
     port = await freePort();
     uiPort = await freePort();
   });

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { sql, withTenant } from '../../db/pool';
 import { freePort, isPortOpen, waitFor } from '../../lib/net';
@@ -7,6 +6,7 @@ import { startDevServer, type DevServer } from '../../temporal/devServer';
 import { createPipeline, isFinished, waitForJob, type JobBody } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
+import { scratchDirectory } from '../support/runDirectory';
 
 /**
  * The Temporal server itself dies (SIGKILL, as an OOM kill or a power cut would) while a forecast step's chunks run,
@@ -31,7 +31,7 @@ let workerCrash: unknown;
 const startServer = () => startDevServer({ dataDir, ...ports, ui: false });
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'planning-temporal-restart-'));
+  dataDir = scratchDirectory('planning-temporal-restart-');
   ports = { port: await freePort(), uiPort: await freePort() };
   server = await startServer();
   tw = await startTestWorker({ address: server.address });
