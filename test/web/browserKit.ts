@@ -44,7 +44,12 @@ export async function seriousA11yProblems(page: Page): Promise<string[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
 }
 
+/**
+ * The pictures of docs/WORKBENCH.md, taken when WORKBENCH_SCREENSHOTS=1 (`npm run docs:screenshots`): encoding them
+ * cost every test run a few CPU seconds and left the clone's docs changed.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.WORKBENCH_SCREENSHOTS !== '1') return;
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: false });
 }
