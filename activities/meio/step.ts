@@ -44,14 +44,14 @@ interface Planned {
  * empirical fit stands for, and whose autocorrelations widen the demand over a protection interval.
  */
 async function planItems(
-  tx: Tx, pipelineId: number, scenarioId: number, settings: MeioSettings, on: MeioDemandStreamSwitches, itemIds: readonly number[], history: Map<string, number[]>,
-  caps: Map<number, number> = new Map(), onItem: (i: number) => void = () => {},
+  tx: Tx, pipelineId: number, planningDate: string, scenarioId: number, settings: MeioSettings, on: MeioDemandStreamSwitches, itemIds: readonly number[],
+  history: Map<string, number[]>, caps: Map<number, number> = new Map(), onItem: (i: number) => void = () => {},
 ): Promise<Planned> {
   const [sites, routes, overrides] = await Promise.all([
     networkSites(tx, pipelineId, itemIds), routesOfItems(tx, itemIds), overridesOf(tx, pipelineId, scenarioId, itemIds),
   ]);
   // the extra streams over the 52 weeks the supply step would plan from the same pipeline's planning date
-  const extra = await extraStreamsOfItems(tx, pipelineId, itemIds, on, (await resolvePlanningDate(tx, pipelineId)).date, DEFAULT_HORIZON);
+  const extra = await extraStreamsOfItems(tx, pipelineId, itemIds, on, planningDate, DEFAULT_HORIZON);
   const sitesOf = new Map<number, typeof sites>();
   for (const s of sites) sitesOf.set(s.item_id, [...(sitesOf.get(s.item_id) ?? []), s]);
   const out: Planned = { skus: [], groups: [], cycles: [] };
@@ -94,12 +94,32 @@ async function planItems(
 }
 
 /**
+ * The planning date of a meio job, resolved once per job in this process. Every chunk asked for it: without a stored
+ * date that reads the newest start week of all the pipeline's forecasts or the last of all weekly rows (15 million at
+ * 100,000 series), so each chunk's cost grew with the tenant; and a date changed during the run planned the chunks
+ * after the change from another date than those before it.
+ */
+const planningDates = new Map<string, Promise<string>>();
+export function planningDateOf(tx: Tx, jobId: string, pipelineId: number): Promise<string> {
+  let date = planningDates.get(jobId);
+  if (!date) {
+    date = resolvePlanningDate(tx, pipelineId).then((d) => d.date);
+    date.catch(() => planningDates.delete(jobId));
+    planningDates.set(jobId, date);
+    // a worker runs one job's chunks after another; the last few jobs are plenty
+    if (planningDates.size > 32) planningDates.delete(planningDates.keys().next().value!);
+  }
+  return date;
+}
+
+/**
  * A scenario budget is for the whole portfolio, which no chunk sees: after the chunks, the items' curves share it out
  * (domain/inventory/portfolioBudget.ts) and the items it cuts short are planned again within their share.
  */
 async function applyBudget(tx: Tx, jobId: string, pipelineId: number, scenarioId: number, settings: MeioSettings): Promise<string | null> {
   const budget = settings.scenario.budget;
   if (budget === null || budget === undefined) return null;
+  const planningDate = await planningDateOf(tx, jobId, pipelineId);
   const curves = await groupCurves(tx, pipelineId, scenarioId);
   const allocation = allocateBudget(curves.map((c) => ({ itemId: c.item_id, weeklyDemand: c.weekly_demand, points: c.curve })), budget);
   if (!allocation.caps.size) return `budget ${budget.toFixed(2)} does not bind (the targets need ${allocation.spent.toFixed(2)})`;
@@ -107,7 +127,7 @@ async function applyBudget(tx: Tx, jobId: string, pipelineId: number, scenarioId
   for (let k = 0; k < items.length; k += BUDGET_BATCH) {
     checkpoint({ phase: 'budget', done: k });
     const batch = items.slice(k, k + BUDGET_BATCH);
-    const planned = await planItems(tx, pipelineId, scenarioId, settings, await streamsOf(tx, scenarioId), batch, await weeklyValuesOfItems(tx, batch), allocation.caps);
+    const planned = await planItems(tx, pipelineId, planningDate, scenarioId, settings, await streamsOf(tx, scenarioId), batch, await weeklyValuesOfItems(tx, batch), allocation.caps);
     await replaceMeioResults(tx, pipelineId, scenarioId, batch, planned.skus, planned.groups, jobId);
   }
   return `budget ${budget.toFixed(2)} binds: ${items.length} items planned again within their share; portfolio fill rate on the curves ${(100 * allocation.fillRate).toFixed(2)} %`;
@@ -129,7 +149,8 @@ export const meioStep: SeriesStepHandler = {
     const settings = (await loadMeioSettings(run.tx, scenarioId))!;
     const itemIds = [...new Set(series.map((s) => s.item_id))];
     const history = new Map(series.map((s) => [s.unique_id, Array.from(s.y)]));
-    const planned = await planItems(run.tx, pipelineId, scenarioId, settings, await streamsOf(run.tx, scenarioId), itemIds, history, new Map(), (i) => {
+    const planningDate = await planningDateOf(run.tx, run.jobId, pipelineId);
+    const planned = await planItems(run.tx, pipelineId, planningDate, scenarioId, settings, await streamsOf(run.tx, scenarioId), itemIds, history, new Map(), (i) => {
       if (i > 0 && i % CHECKPOINT_EVERY === 0) checkpoint({ index: run.index, phase: 'meio', done: i });
     });
     const rows = await replaceMeioResults(run.tx, pipelineId, scenarioId, itemIds, planned.skus, planned.groups, run.jobId);

@@ -1,3 +1,4 @@
+import { planningDateOf } from '../../activities/meio/step';
 import { sql, withTenant } from '../../db/pool';
 import { planItemNetwork, type MeioSite } from '../../domain/inventory/meio';
 import { isFinished, waitForJob } from '../support/jobs';
@@ -123,3 +124,16 @@ test('a scenario budget is shared out over the items\' curves: the plan stays wi
   const diag = await t.call('get', `/api/meio/scenarios/${sc.body.id}/results`, { token: planner, query: { pipeline_id: 0, diagnostic: 'budget' } });
   expect(diag.body.map((r: any) => r.site_xuid)).toEqual(['S1', 'S2']);
 }, 180_000);
+
+test('a meio job plans all its chunks from the planning date its first chunk resolved; a date stored meanwhile is the next job\'s', async () => {
+  const store = (date: string) => withTenant(t.db, a.accountId, (tx) => tx.query(sql.unsafe`
+    INSERT INTO pipeline_planning_dates (pipeline_id, planning_date) VALUES (-1, ${date}) ON CONFLICT (pipeline_id) DO UPDATE SET planning_date = EXCLUDED.planning_date`));
+  const dateOf = (jobId: string) => withTenant(t.db, a.accountId, (tx) => planningDateOf(tx, jobId, -1));
+  await store('2026-03-02');
+  expect(await dateOf('meio-job-a')).toBe('2026-03-02');
+  await store('2026-04-06');
+  // chunks of the same job, however many and whenever they run in this worker
+  expect(await Promise.all([dateOf('meio-job-a'), dateOf('meio-job-a')])).toEqual(['2026-03-02', '2026-03-02']);
+  expect(await dateOf('meio-job-b')).toBe('2026-04-06');
+  await withTenant(t.db, a.accountId, (tx) => tx.query(sql.unsafe`DELETE FROM pipeline_planning_dates WHERE pipeline_id = -1`));
+});
