@@ -60,8 +60,12 @@ export async function networkSites(tx: Tx, pipelineId: number, itemIds: readonly
     FROM site_set ss
     JOIN items it ON it.id = ss.item_id
     LEFT JOIN series se ON se.item_id = ss.item_id AND se.site_id = ss.site_id
-    LEFT JOIN item_site x ON x.item_id = ss.item_id AND x.site_id = ss.site_id
-    LEFT JOIN series_distributions d ON d.pipeline_id = ${pipelineId} AND d.item_id = ss.item_id AND d.site_id = ss.site_id
+    -- looked up row by row (each is one row of a primary key): as joins, PostgreSQL hashed the whole of item_site and
+    -- of the pipeline's distributions for every chunk, a cost that grew with the tenant in each of them
+    LEFT JOIN LATERAL (SELECT * FROM item_site x WHERE x.item_id = ss.item_id AND x.site_id = ss.site_id LIMIT 1) x ON true
+    LEFT JOIN LATERAL (
+      SELECT * FROM series_distributions d WHERE d.pipeline_id = ${pipelineId} AND d.item_id = ss.item_id AND d.site_id = ss.site_id LIMIT 1
+    ) d ON true
     ORDER BY ss.item_id, ss.site_id`))] as NetworkSiteRow[];
 }
 

@@ -56,11 +56,22 @@ export async function supplySites(tx: Tx, pipelineId: number, kcurveScenarioId: 
     FROM site_set ss
     JOIN items it ON it.id = ss.item_id
     LEFT JOIN series se ON se.item_id = ss.item_id AND se.site_id = ss.site_id
-    LEFT JOIN item_site x ON x.item_id = ss.item_id AND x.site_id = ss.site_id
-    LEFT JOIN series_best_method b ON b.pipeline_id = ${pipelineId} AND b.item_id = ss.item_id AND b.site_id = ss.site_id
-    LEFT JOIN forecast_results fr ON fr.pipeline_id = ${pipelineId} AND fr.item_id = ss.item_id AND fr.site_id = ss.site_id AND fr.method = b.best_method
-    LEFT JOIN meio_results mr ON mr.pipeline_id = ${pipelineId} AND mr.scenario_id = (SELECT id FROM meio) AND mr.item_id = ss.item_id AND mr.site_id = ss.site_id
-    LEFT JOIN eoq_results eo ON eo.pipeline_id = ${pipelineId} AND eo.scenario_id = ${kcurveScenarioId ?? -1} AND eo.item_id = ss.item_id AND eo.site_id = ss.site_id
+    -- looked up row by row (each is at most one row of a primary key): as joins, PostgreSQL could hash whole tables
+    -- (the pipeline's forecasts, of every method) for every chunk, a cost that grows with the tenant in each of them
+    LEFT JOIN LATERAL (SELECT * FROM item_site x WHERE x.item_id = ss.item_id AND x.site_id = ss.site_id LIMIT 1) x ON true
+    LEFT JOIN LATERAL (
+      SELECT fr.start_week, fr.yhat FROM series_best_method b
+      JOIN forecast_results fr ON fr.pipeline_id = b.pipeline_id AND fr.item_id = b.item_id AND fr.site_id = b.site_id AND fr.method = b.best_method
+      WHERE b.pipeline_id = ${pipelineId} AND b.item_id = ss.item_id AND b.site_id = ss.site_id LIMIT 1
+    ) fr ON true
+    LEFT JOIN LATERAL (
+      SELECT mr.safety_stock, mr.order_qty FROM meio_results mr
+      WHERE mr.pipeline_id = ${pipelineId} AND mr.scenario_id = (SELECT id FROM meio) AND mr.item_id = ss.item_id AND mr.site_id = ss.site_id LIMIT 1
+    ) mr ON true
+    LEFT JOIN LATERAL (
+      SELECT eo.eoq FROM eoq_results eo
+      WHERE eo.pipeline_id = ${pipelineId} AND eo.scenario_id = ${kcurveScenarioId ?? -1} AND eo.item_id = ss.item_id AND eo.site_id = ss.site_id LIMIT 1
+    ) eo ON true
     ORDER BY ss.item_id, ss.site_id`))] as SupplySiteRow[];
 }
 
