@@ -20,17 +20,12 @@ deps_sha() {
   } | sha256sum | cut -d' ' -f1
 }
 modules_cache="${XDG_CACHE_HOME:-$HOME/.cache}/planning-platform/node_modules"
-# GNU cp 9 tries to clone each file first (--reflink=auto): on this ext4 that cost about 0.35 ms of system time per
-# file, 17 s for the tree's 50,000 files against 5 s with a plain copy. Other cps have no such option.
-copy_tree() {
-  if cp --reflink=never --version >/dev/null 2>&1; then cp -a --reflink=never "$1" "$2"; else cp -a "$1" "$2"; fi
-}
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(deps_sha)" ]; then
   key=$(deps_sha)
   if [ -f "$modules_cache/$key/.deps-sha" ] && [ "${PLANNING_NO_MODULES_CACHE:-}" != 1 ]; then
     echo "==> npm dependencies: copying the installed tree of this lock file from $modules_cache/$key"
     rm -rf node_modules
-    copy_tree "$modules_cache/$key" node_modules
+    bash scripts/copy-tree.sh "$modules_cache/$key" node_modules
   else
     echo "==> installing npm dependencies"
     npm install --no-audit --no-fund --loglevel=error
@@ -38,7 +33,7 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(deps_sha)" ]; then
     if [ "${PLANNING_NO_MODULES_CACHE:-}" != 1 ] && mkdir -p "$modules_cache" 2>/dev/null; then
       # written under a temporary name and renamed, so a run that stops half-way never leaves a partial tree to copy
       tmp="$modules_cache/.tmp-$key-$$"
-      if copy_tree node_modules "$tmp" 2>/dev/null; then
+      if bash scripts/copy-tree.sh node_modules "$tmp" 2>/dev/null; then
         rm -rf "${modules_cache:?}/$key" && mv "$tmp" "$modules_cache/$key"
         # keep the two most recent lock files' trees (a branch switch back and forth stays fast)
         ls -1dt "$modules_cache"/*/ 2>/dev/null | tail -n +3 | xargs -r rm -rf

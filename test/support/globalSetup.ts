@@ -30,8 +30,7 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   process.env.NODE_ENV = 'test';
   process.env.BCRYPT_ROUNDS ??= '4';
   const run = makeRunDirectory();
-  (globalThis as any).__TEST_RUN_DIR__ = run;
-  // the workers' own servers go there too (scratchDirectory)
+  // the global teardown removes it; the workers' own servers go there too (scratchDirectory)
   process.env.TEST_RUN_DIR = run;
   const bundling = bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quiet });
   const scripts = path.join(run, 'scripts');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { reportServerCpu } from './serverCpu';
 
 export default async function globalTeardown(): Promise<void> {
-  const run = (globalThis as any).__TEST_RUN_DIR__;
+  const run = process.env.TEST_RUN_DIR;
   if (process.env.TEST_CPU_REPORT && run) {
     await reportServerCpu(process.env.TEST_CPU_REPORT, run, (globalThis as any).__TEMPORAL__?.pid).catch((err) => console.warn(`server CPU report: ${err}`));
   }

@@ -18,8 +18,7 @@ const NEEDED_BYTES = 6 * 2 ** 30;
 export function makeRunDirectory(): string {
   const parent = process.env.TEST_RUN_PARENT || (roomInMemory('/dev/shm') ? '/dev/shm' : os.tmpdir());
   removeAbandonedRuns(parent);
-  const run = fs.mkdtempSync(path.join(parent, PREFIX));
-  fs.chmodSync(run, 0o777);
+  const run = openDirectory(parent, PREFIX);
   fs.writeFileSync(path.join(run, OWNER), String(process.pid));
   return run;
 }
@@ -61,7 +60,12 @@ function removeAbandonedRuns(parent: string): void {
  * server to kill): inside the run's directory, in memory like the run's own servers, and removed with it.
  */
 export function scratchDirectory(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(process.env.TEST_RUN_DIR || os.tmpdir(), prefix));
+  return openDirectory(process.env.TEST_RUN_DIR || os.tmpdir(), prefix);
+}
+
+/** A new directory any user may write in: PostgreSQL runs as its own user when the tests run as root. */
+function openDirectory(parent: string, prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(parent, prefix));
   fs.chmodSync(dir, 0o777);
   return dir;
 }

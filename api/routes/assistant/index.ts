@@ -9,7 +9,7 @@ import { probeModelHost } from './model';
 import { CACHE_LIMITS, chat, forgetLoggedOut, limits, maxSqlRetries, responses, retryAfterSeconds, sessionOf, sessions, tenantContext } from './service';
 import * as s from './schemas';
 
-const READ_ONLY = 'The statement runs on a connection of its own in a READ ONLY transaction that is always rolled back, as the tenant\'s role `<schema>_reader` (SELECT on this tenant\'s tables only: not users, parameters or audit_log, no other tenant, not the master schema), with search_path = the tenant schema, statement_timeout 8 s and at most 500 rows.';
+const READ_ONLY = 'The statement runs on a connection of its own in a READ ONLY transaction that is always rolled back, as the tenant\'s role `<schema>_reader` (SELECT on this tenant\'s tables only: not users, parameters or audit_log, no other tenant, not the master schema), with search_path = the tenant schema, statement_timeout 8 s (ASSISTANT_STATEMENT_TIMEOUT_MS sets another) and at most 500 rows.';
 
 /** One admission per app (its env), so test apps with their own limits do not share slots. */
 const admissions = new WeakMap<Env, Admission>();
