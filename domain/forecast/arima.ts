@@ -291,6 +291,10 @@ export class ArmaWork {
   resid: Float64Array;
   /** ∂e_t/∂β per parameter for cssGradient, allocated on first use */
   private dBuf: Float64Array | null = null;
+  /** css and cssGradient: w − μ, and φ and θ at their structural lags (phiIdx, thetaIdx), packed */
+  private readonly xBuf: Float64Array;
+  private readonly phiC: Float64Array;
+  private readonly thetaC: Float64Array;
 
   constructor(readonly o: Orders, n: number) {
     const { p, q, P, Q, m } = o;
@@ -325,6 +329,9 @@ export class ArmaWork {
     this.trans = new Float64Array(p + q + P + Q + 1);
     this.tw = new Float64Array(Math.max(p, P, 1));
     this.resid = new Float64Array(n);
+    this.xBuf = new Float64Array(n);
+    this.phiC = new Float64Array(this.phiIdx.length);
+    this.thetaC = new Float64Array(this.thetaIdx.length);
     const pSet = new Set(this.phiIdx);
     const qSet = new Set(this.thetaIdx);
     const wOff = [0];
@@ -663,24 +670,26 @@ export class ArmaWork {
   css(w: Float64Array, mu: number, ncond: number): { ssq: number; nu: number } {
     const n = w.length;
     const resid = this.resid;
-    const phi = this.phi;
-    const theta = this.theta;
-    const pIdx = this.phiIdx;
-    const tIdx = this.thetaIdx;
+    const x = this.centred(w, mu);
+    const { pIdx, phiC, tIdx, thetaC } = this.packedLags();
+    const nT = tIdx.length;
+    // from `full` on every MA lag reaches a residual past the conditioning ones: the loop needs no bound check
+    const full = Math.min(n, ncond + (nT ? tIdx[nT - 1] : 0));
     let ssq = 0;
     let nu = 0;
     for (let l = 0; l < ncond && l < n; l++) resid[l] = 0;
     for (let l = ncond; l < n; l++) {
-      let tmp = w[l] - mu;
-      for (let k = 0; k < pIdx.length; k++) {
-        const j = pIdx[k];
-        tmp -= phi[j - 1] * (w[l - j] - mu);
-      }
-      const lim = l - ncond;
-      for (let k = 0; k < tIdx.length; k++) {
-        const j = tIdx[k];
-        if (j > lim) break;
-        tmp -= theta[j - 1] * resid[l - j];
+      let tmp = x[l];
+      for (let k = 0; k < pIdx.length; k++) tmp -= phiC[k] * x[l - pIdx[k]];
+      if (l < full) {
+        const lim = l - ncond;
+        for (let k = 0; k < nT; k++) {
+          const j = tIdx[k];
+          if (j > lim) break;
+          tmp -= thetaC[k] * resid[l - j];
+        }
+      } else {
+        for (let k = 0; k < nT; k++) tmp -= thetaC[k] * resid[l - tIdx[k]];
       }
       resid[l] = tmp;
       ssq += tmp * tmp;
@@ -689,37 +698,62 @@ export class ArmaWork {
     return { ssq, nu };
   }
 
+  /** w − μ into xBuf, once per pass instead of once per AR lag and observation */
+  private centred(w: Float64Array, mu: number): Float64Array {
+    const x = this.xBuf;
+    for (let t = 0; t < w.length; t++) x[t] = w[t] - mu;
+    return x;
+  }
+
+  /** the non-zero structure of φ and θ (set by expand) as lag and coefficient arrays */
+  private packedLags(): { pIdx: Int32Array; phiC: Float64Array; tIdx: Int32Array; thetaC: Float64Array } {
+    const { phiIdx: pIdx, thetaIdx: tIdx, phiC, thetaC } = this;
+    for (let k = 0; k < pIdx.length; k++) phiC[k] = this.phi[pIdx[k] - 1];
+    for (let k = 0; k < tIdx.length; k++) thetaC[k] = this.theta[tIdx[k] - 1];
+    return { pIdx, phiC, tIdx, thetaC };
+  }
+
   /**
    * Gradient of the CSS objective ½·log(ssq/nu) with respect to (ar, ma, sar, sma[, μ]) in coefficient space, into
    * `out`; phi/theta must be expanded from `coef`. Differentiates the residual recursion exactly:
    * ∂e_t/∂β = −Σ_j ∂φ_j/∂β·x_{t−j} + ∂x_t/∂β − Σ_j φ_j ∂x_{t−j}/∂β − Σ_j (∂θ_j/∂β·e_{t−j} + θ_j ∂e_{t−j}/∂β), with
    * x = w − μ and the multiplicative expansion of φ and θ (∂φ_i/∂ar_i = 1, ∂φ_{km+i}/∂ar_i = −sar_k, …). One pass costs
    * about one residual evaluation per parameter, where central differences cost two. Returns false when not finite.
+   * `residualsSsq`: this.resid already holds the residuals at these coefficients (css just ran on them) and this is
+   * their sum of squares; BFGS asks for the gradient at the point it has just evaluated, so the pass is saved.
    */
-  cssGradient(w: Float64Array, mu: number, ncond: number, coef: ArrayLike<number>, withMean: boolean, out: Float64Array): boolean {
+  cssGradient(
+    w: Float64Array,
+    mu: number,
+    ncond: number,
+    coef: ArrayLike<number>,
+    withMean: boolean,
+    out: Float64Array,
+    residualsSsq?: number,
+  ): boolean {
     const { p, q, P, Q, m } = this.o;
     const n = w.length;
     const k = p + q + P + Q + (withMean ? 1 : 0);
     const resid = this.resid;
-    const phi = this.phi;
-    const theta = this.theta;
-    const pIdx = this.phiIdx;
-    const tIdx = this.thetaIdx;
     if (!this.dBuf || this.dBuf.length < k * n) this.dBuf = new Float64Array(k * n);
+    // D[c·n + l] = ∂e_l/∂β_c; rows below ncond are never read (every lag used reaches l − j >= ncond), so no fill
     const D = this.dBuf;
-    D.fill(0, 0, k * n);
+    const ssq = residualsSsq ?? this.css(w, mu, ncond).ssq;
+    const x = this.centred(w, mu);
+    const { pIdx, phiC, tIdx, thetaC } = this.packedLags();
+    const nT = tIdx.length;
+    const full = Math.min(n, ncond + (nT ? tIdx[nT - 1] : 0));
     let sumPhi = 0;
-    for (let t = 0; t < pIdx.length; t++) sumPhi += phi[pIdx[t] - 1];
+    for (let t = 0; t < pIdx.length; t++) sumPhi += phiC[t];
     const acc = new Float64Array(k);
-    const { ssq } = this.css(w, mu, ncond);
     for (let l = ncond; l < n; l++) {
       const lim = l - ncond;
       const e = resid[l];
       let b = 0;
       // ar_i: −[x_{l−i} − Σ_k sar_k x_{l−km−i}]
       for (let i = 1; i <= p; i++, b++) {
-        let d = -(w[l - i] - mu);
-        for (let kk = 1; kk <= P; kk++) d += coef[p + q + kk - 1] * (w[l - kk * m - i] - mu);
+        let d = -x[l - i];
+        for (let kk = 1; kk <= P; kk++) d += coef[p + q + kk - 1] * x[l - kk * m - i];
         D[b * n + l] = d;
       }
       // ma_i: −[e_{l−i} + Σ_k sma_k e_{l−km−i}]
@@ -730,8 +764,8 @@ export class ArmaWork {
       }
       // sar_k: −[x_{l−km} − Σ_i ar_i x_{l−km−i}]
       for (let kk = 1; kk <= P; kk++, b++) {
-        let d = -(w[l - kk * m] - mu);
-        for (let i = 1; i <= p; i++) d += coef[i - 1] * (w[l - kk * m - i] - mu);
+        let d = -x[l - kk * m];
+        for (let i = 1; i <= p; i++) d += coef[i - 1] * x[l - kk * m - i];
         D[b * n + l] = d;
       }
       // sma_k: −[e_{l−km} + Σ_i ma_i e_{l−km−i}]
@@ -743,16 +777,26 @@ export class ArmaWork {
       // μ: −1 + Σ φ_j
       if (withMean) D[b * n + l] = -1 + sumPhi;
       // the MA recursion: − Σ_j θ_j ∂e_{l−j}
-      for (let c = 0; c < k; c++) {
-        const base = c * n + l;
-        let d = D[base];
-        for (let t = 0; t < tIdx.length; t++) {
-          const j = tIdx[t];
-          if (j > lim) break;
-          d -= theta[j - 1] * D[base - j];
+      if (l < full) {
+        for (let c = 0; c < k; c++) {
+          const base = c * n + l;
+          let d = D[base];
+          for (let t = 0; t < nT; t++) {
+            const j = tIdx[t];
+            if (j > lim) break;
+            d -= thetaC[t] * D[base - j];
+          }
+          D[base] = d;
+          acc[c] += e * d;
         }
-        D[base] = d;
-        acc[c] += e * d;
+      } else {
+        for (let c = 0; c < k; c++) {
+          const base = c * n + l;
+          let d = D[base];
+          for (let t = 0; t < nT; t++) d -= thetaC[t] * D[base - tIdx[t]];
+          D[base] = d;
+          acc[c] += e * d;
+        }
       }
     }
     if (!(ssq > 0)) return false;
@@ -976,17 +1020,25 @@ function fitModel(
     if (fixed) {
       for (let i = 0; i < k; i++) coef[i] = fixed[i];
     } else if (method === 'CSS' || method === 'CSS-ML') {
+      // the point of the last objective evaluation, whose residuals are still in work.resid
+      const lastZ = new Float64Array(k);
+      let lastSsq: number | undefined;
       const cssFn = (z: Float64Array): number => {
         for (let i = 0; i < k; i++) par[i] = z[i] * parscale[i];
         work.expand(par);
         const res = work.css(w, constant ? par[nArma] : 0, ncond);
+        lastZ.set(z);
+        lastSsq = res.ssq;
         return 0.5 * Math.log(res.ssq / res.nu);
       };
       const g = new Float64Array(k);
       const cssGr = (z: Float64Array, out: Float64Array): void => {
+        let same = lastSsq !== undefined;
+        for (let i = 0; i < k && same; i++) same = z[i] === lastZ[i];
         for (let i = 0; i < k; i++) par[i] = z[i] * parscale[i];
         work.expand(par);
-        if (!work.cssGradient(w, constant ? par[nArma] : 0, ncond, par, constant, g)) throw new OptimError('non-finite CSS gradient');
+        if (!work.cssGradient(w, constant ? par[nArma] : 0, ncond, par, constant, g, same ? lastSsq : undefined))
+          throw new OptimError('non-finite CSS gradient');
         for (let i = 0; i < k; i++) out[i] = g[i] * parscale[i];
       };
       for (let i = 0; i < k; i++) x[i] = coef[i] / parscale[i];
