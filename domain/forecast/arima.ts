@@ -14,9 +14,9 @@
  *   Gaussian ML by BFGS from the CSS estimates, AR blocks reparameterised through partial autocorrelations (R's
  *   transform.pars), MA roots inverted after the fit (maInvert). BFGS is a port of R's vmmin (reltol 1.5e-8, maxit
  *   100, parscale 10·se for μ); the ML stage uses optim's numerical gradient (central differences, ndeps 1e-3) as R, the
- *   CSS stage the exact gradient of the residual recursion (ArmaWork.cssGradient; about half the evaluations of
- *   central differences, same models and estimates to the optimiser's tolerance; setCssGradient('numeric') restores
- *   R's). No Hessian is computed (R spends ~4k² extra likelihood evaluations on var.coef; we report no standard errors).
+ *   CSS stage the exact gradient of the residual recursion (ArmaWork.cssGradient, in reverse mode: about two residual
+ *   passes whatever the number of parameters, where central differences cost two per parameter; same models and
+ *   estimates to the optimiser's tolerance; setCssGradient('numeric') restores R's). No Hessian is computed (R spends ~4k² extra likelihood evaluations on var.coef; we report no standard errors).
  * - Exact likelihood: Harvey's state space (R's form: T has φ in its first column, R = (1, θ), Z = e1) started at the
  *   stationary covariance, computed from the ARMA autocovariances (the matrix R's Gardner et al. 1980 routine gives).
  *   Inside the optimiser it runs the Chandrasekhar recursions (P_{t+1} − P_t has rank one from a stationary start), so
@@ -289,8 +289,10 @@ export class ArmaWork {
   /** structurally non-zero positions of R = (1, θ_1, ..., θ_{r-1}), ascending */
   readonly rIdx: Int32Array;
   resid: Float64Array;
-  /** ∂e_t/∂β per parameter for cssGradient, allocated on first use */
-  private dBuf: Float64Array | null = null;
+  /** cssGradient: ∂(ssq/2)/∂e_l, and ∂(ssq/2)/∂φ_j and ∂(ssq/2)/∂θ_j by lag j */
+  private readonly adjBuf: Float64Array;
+  private readonly gPhi: Float64Array;
+  private readonly gTheta: Float64Array;
   /** css and cssGradient: w − μ, and φ and θ at their structural lags (phiIdx, thetaIdx), packed */
   private readonly xBuf: Float64Array;
   private readonly phiC: Float64Array;
@@ -330,6 +332,9 @@ export class ArmaWork {
     this.tw = new Float64Array(Math.max(p, P, 1));
     this.resid = new Float64Array(n);
     this.xBuf = new Float64Array(n);
+    this.adjBuf = new Float64Array(n);
+    this.gPhi = new Float64Array(this.pFull + 1);
+    this.gTheta = new Float64Array(this.qFull + 1);
     this.phiC = new Float64Array(this.phiIdx.length);
     this.thetaC = new Float64Array(this.thetaIdx.length);
     const pSet = new Set(this.phiIdx);
@@ -715,10 +720,12 @@ export class ArmaWork {
 
   /**
    * Gradient of the CSS objective ½·log(ssq/nu) with respect to (ar, ma, sar, sma[, μ]) in coefficient space, into
-   * `out`; phi/theta must be expanded from `coef`. Differentiates the residual recursion exactly:
-   * ∂e_t/∂β = −Σ_j ∂φ_j/∂β·x_{t−j} + ∂x_t/∂β − Σ_j φ_j ∂x_{t−j}/∂β − Σ_j (∂θ_j/∂β·e_{t−j} + θ_j ∂e_{t−j}/∂β), with
-   * x = w − μ and the multiplicative expansion of φ and θ (∂φ_i/∂ar_i = 1, ∂φ_{km+i}/∂ar_i = −sar_k, …). One pass costs
-   * about one residual evaluation per parameter, where central differences cost two. Returns false when not finite.
+   * `out`; phi/theta must be expanded from `coef`. Reverse mode through the residual recursion
+   * e_l = x_l − Σ_j φ_j x_{l−j} − Σ_j θ_j e_{l−j} (x = w − μ): one backward pass gives a_l = ∂(ssq/2)/∂e_l
+   * = e_l − Σ_j θ_j a_{l+j}, then ∂(ssq/2)/∂φ_j = −Σ_l a_l x_{l−j}, ∂(ssq/2)/∂θ_j = −Σ_l a_l e_{l−j} and
+   * ∂(ssq/2)/∂μ = (Σ_j φ_j − 1)·Σ_l a_l, carried to the coefficients through the multiplicative expansion
+   * (∂φ_i/∂ar_i = 1, ∂φ_{km+i}/∂ar_i = −sar_k, …). About two residual passes whatever the number of parameters, where
+   * differentiating forward costs one per parameter and central differences two. Returns false when not finite.
    * `residualsSsq`: this.resid already holds the residuals at these coefficients (css just ran on them) and this is
    * their sum of squares; BFGS asks for the gradient at the point it has just evaluated, so the pass is saved.
    */
@@ -733,76 +740,66 @@ export class ArmaWork {
   ): boolean {
     const { p, q, P, Q, m } = this.o;
     const n = w.length;
-    const k = p + q + P + Q + (withMean ? 1 : 0);
     const resid = this.resid;
-    if (!this.dBuf || this.dBuf.length < k * n) this.dBuf = new Float64Array(k * n);
-    // D[c·n + l] = ∂e_l/∂β_c; rows below ncond are never read (every lag used reaches l − j >= ncond), so no fill
-    const D = this.dBuf;
     const ssq = residualsSsq ?? this.css(w, mu, ncond).ssq;
+    if (!(ssq > 0)) return false;
     const x = this.centred(w, mu);
     const { pIdx, phiC, tIdx, thetaC } = this.packedLags();
     const nT = tIdx.length;
-    const full = Math.min(n, ncond + (nT ? tIdx[nT - 1] : 0));
-    let sumPhi = 0;
-    for (let t = 0; t < pIdx.length; t++) sumPhi += phiC[t];
-    const acc = new Float64Array(k);
-    for (let l = ncond; l < n; l++) {
-      const lim = l - ncond;
-      const e = resid[l];
-      let b = 0;
-      // ar_i: −[x_{l−i} − Σ_k sar_k x_{l−km−i}]
-      for (let i = 1; i <= p; i++, b++) {
-        let d = -x[l - i];
-        for (let kk = 1; kk <= P; kk++) d += coef[p + q + kk - 1] * x[l - kk * m - i];
-        D[b * n + l] = d;
+    const adj = this.adjBuf;
+    let sumAdj = 0;
+    for (let l = n - 1; l >= ncond; l--) {
+      let v = resid[l];
+      for (let t = 0; t < nT; t++) {
+        const lj = l + tIdx[t];
+        if (lj >= n) break;
+        v -= thetaC[t] * adj[lj];
       }
-      // ma_i: −[e_{l−i} + Σ_k sma_k e_{l−km−i}]
-      for (let i = 1; i <= q; i++, b++) {
-        let d = i <= lim ? -resid[l - i] : 0;
-        for (let kk = 1; kk <= Q; kk++) if (kk * m + i <= lim) d -= coef[p + q + P + kk - 1] * resid[l - kk * m - i];
-        D[b * n + l] = d;
-      }
-      // sar_k: −[x_{l−km} − Σ_i ar_i x_{l−km−i}]
-      for (let kk = 1; kk <= P; kk++, b++) {
-        let d = -x[l - kk * m];
-        for (let i = 1; i <= p; i++) d += coef[i - 1] * x[l - kk * m - i];
-        D[b * n + l] = d;
-      }
-      // sma_k: −[e_{l−km} + Σ_i ma_i e_{l−km−i}]
-      for (let kk = 1; kk <= Q; kk++, b++) {
-        let d = kk * m <= lim ? -resid[l - kk * m] : 0;
-        for (let i = 1; i <= q; i++) if (kk * m + i <= lim) d -= coef[p + i - 1] * resid[l - kk * m - i];
-        D[b * n + l] = d;
-      }
-      // μ: −1 + Σ φ_j
-      if (withMean) D[b * n + l] = -1 + sumPhi;
-      // the MA recursion: − Σ_j θ_j ∂e_{l−j}
-      if (l < full) {
-        for (let c = 0; c < k; c++) {
-          const base = c * n + l;
-          let d = D[base];
-          for (let t = 0; t < nT; t++) {
-            const j = tIdx[t];
-            if (j > lim) break;
-            d -= thetaC[t] * D[base - j];
-          }
-          D[base] = d;
-          acc[c] += e * d;
-        }
-      } else {
-        for (let c = 0; c < k; c++) {
-          const base = c * n + l;
-          let d = D[base];
-          for (let t = 0; t < nT; t++) d -= thetaC[t] * D[base - tIdx[t]];
-          D[base] = d;
-          acc[c] += e * d;
-        }
-      }
+      adj[l] = v;
+      sumAdj += v;
     }
-    if (!(ssq > 0)) return false;
-    for (let c = 0; c < k; c++) {
-      out[c] = acc[c] / ssq;
-      if (!Number.isFinite(out[c])) return false;
+    // by lag: ∂(ssq/2)/∂φ_j and ∂(ssq/2)/∂θ_j (zero off the structural lags, which expand never sets)
+    const gPhi = this.gPhi;
+    const gTheta = this.gTheta;
+    let sumPhi = 0;
+    for (let t = 0; t < pIdx.length; t++) {
+      const j = pIdx[t];
+      let g = 0;
+      for (let l = ncond; l < n; l++) g -= adj[l] * x[l - j];
+      gPhi[j] = g;
+      sumPhi += phiC[t];
+    }
+    for (let t = 0; t < nT; t++) {
+      const j = tIdx[t];
+      let g = 0;
+      for (let l = ncond + j; l < n; l++) g -= adj[l] * resid[l - j];
+      gTheta[j] = g;
+    }
+    let c = 0;
+    for (let i = 1; i <= p; i++) {
+      let g = gPhi[i];
+      for (let kk = 1; kk <= P; kk++) g -= coef[p + q + kk - 1] * gPhi[kk * m + i];
+      out[c++] = g;
+    }
+    for (let i = 1; i <= q; i++) {
+      let g = gTheta[i];
+      for (let kk = 1; kk <= Q; kk++) g += coef[p + q + P + kk - 1] * gTheta[kk * m + i];
+      out[c++] = g;
+    }
+    for (let kk = 1; kk <= P; kk++) {
+      let g = gPhi[kk * m];
+      for (let i = 1; i <= p; i++) g -= coef[i - 1] * gPhi[kk * m + i];
+      out[c++] = g;
+    }
+    for (let kk = 1; kk <= Q; kk++) {
+      let g = gTheta[kk * m];
+      for (let i = 1; i <= q; i++) g += coef[p + i - 1] * gTheta[kk * m + i];
+      out[c++] = g;
+    }
+    if (withMean) out[c++] = (sumPhi - 1) * sumAdj;
+    for (let i = 0; i < c; i++) {
+      out[i] /= ssq;
+      if (!Number.isFinite(out[i])) return false;
     }
     return true;
   }
