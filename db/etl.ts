@@ -5,6 +5,20 @@ export interface SeriesKey {
   site_id: number;
 }
 
+/**
+ * The keys in [from, to] (by item, then site) of a table keyed on (item_id, site_id, …). The row comparison alone is
+ * exact but PostgreSQL estimates it blind (a third of the table for each bound): at 100,000 series it read a chunk's
+ * weekly history with a parallel scan of all 15 million rows of series_weekly (1.2 s and three processes a chunk,
+ * against 0.12 s through the primary key). The item range beside it is implied by the row comparison, changes no
+ * result, and is estimated from the column's statistics.
+ */
+export function keyRange(from: SeriesKey, to: SeriesKey, alias?: string) {
+  const item = alias === undefined ? sql.identifier(['item_id']) : sql.identifier([alias, 'item_id']);
+  const site = alias === undefined ? sql.identifier(['site_id']) : sql.identifier([alias, 'site_id']);
+  return sql.fragment`(${item}, ${site}) >= (${from.item_id}, ${from.site_id}) AND (${item}, ${site}) <= (${to.item_id}, ${to.site_id})
+    AND ${item} BETWEEN ${from.item_id} AND ${to.item_id}`;
+}
+
 /** The Monday of the latest demand date: every series is extended to this planning week. */
 export async function lastDemandWeek(tx: Tx): Promise<string | null> {
   return (await tx.oneFirst(sql.unsafe`SELECT date_trunc('week', max(ds))::date FROM demand_history`)) as string | null;
@@ -36,7 +50,7 @@ export interface DemandColumns {
 export async function demandInRange(tx: Tx, from: SeriesKey, to: SeriesKey): Promise<DemandColumns> {
   const rows = (await tx.any(sql.unsafe`
     SELECT item_id, site_id, ds, qty FROM demand_history
-    WHERE (item_id, site_id) >= (${from.item_id}, ${from.site_id}) AND (item_id, site_id) <= (${to.item_id}, ${to.site_id})
+    WHERE ${keyRange(from, to)}
     ORDER BY item_id, site_id, ds`)) as Array<{ item_id: number; site_id: number; ds: string; qty: number }>;
   const out: DemandColumns = { item_id: [], site_id: [], ds: [], qty: [] };
   for (const r of rows) {

@@ -1,4 +1,4 @@
-import type { SeriesKey } from './etl';
+import { keyRange, type SeriesKey } from './etl';
 import { sql, type Tx } from './pool';
 
 /** A per-series override row (table series_hyperparams, migration 006). */
@@ -44,6 +44,6 @@ export async function deleteSeriesOverrides(tx: Tx, key: SeriesKey, method?: str
 export async function overridesInRange(tx: Tx, from: SeriesKey, to: SeriesKey): Promise<HyperparamRow[]> {
   return [...((await tx.any(sql.unsafe`
     SELECT ${COLUMNS} FROM series_hyperparams
-    WHERE (item_id, site_id) >= (${from.item_id}, ${from.site_id}) AND (item_id, site_id) <= (${to.item_id}, ${to.site_id})
+    WHERE ${keyRange(from, to)}
     ORDER BY item_id, site_id, method`)) as HyperparamRow[])];
 }

@@ -1,5 +1,5 @@
 import { sql, type Tx } from './pool';
-import type { SeriesKey } from './etl';
+import { keyRange, type SeriesKey } from './etl';
 
 /** A parameter set (table parameter_sets, migration 006) with its segment ids from parameter_set_segments. */
 export interface ParameterSetRow {
@@ -151,7 +151,7 @@ export async function membershipsInRange(tx: Tx, from: SeriesKey, to: SeriesKey)
   if (!(await segmentTables(tx)).members) return [];
   return [...((await tx.any(sql.unsafe`
     SELECT item_id, site_id, segment_id FROM segment_members
-    WHERE (item_id, site_id) >= (${from.item_id}, ${from.site_id}) AND (item_id, site_id) <= (${to.item_id}, ${to.site_id})
+    WHERE ${keyRange(from, to)}
     ORDER BY item_id, site_id, segment_id`)) as Array<{ item_id: number; site_id: number; segment_id: number }>)];
 }
 
@@ -181,7 +181,7 @@ export async function seriesChunks(tx: Tx, chunkSize: number): Promise<Array<{ f
 export async function seriesInRange(tx: Tx, from: SeriesKey, to: SeriesKey): Promise<SeriesKey[]> {
   return [...((await tx.any(sql.unsafe`
     SELECT item_id, site_id FROM series
-    WHERE (item_id, site_id) >= (${from.item_id}, ${from.site_id}) AND (item_id, site_id) <= (${to.item_id}, ${to.site_id})
+    WHERE ${keyRange(from, to)}
     ORDER BY item_id, site_id`)) as SeriesKey[])];
 }
 
@@ -200,7 +200,7 @@ export interface AssignmentWrite {
 export async function writeAssignments(tx: Tx, from: SeriesKey, to: SeriesKey, rows: readonly AssignmentWrite[], jobId: string | null): Promise<number> {
   await tx.query(sql.unsafe`
     DELETE FROM series_parameter_assignment
-    WHERE (item_id, site_id) >= (${from.item_id}, ${from.site_id}) AND (item_id, site_id) <= (${to.item_id}, ${to.site_id})`);
+    WHERE ${keyRange(from, to)}`);
   if (!rows.length) return 0;
   await tx.query(sql.unsafe`
     INSERT INTO series_parameter_assignment (item_id, site_id, parameter_type, set_ids, has_override, job_id, resolved_at)

@@ -4,7 +4,7 @@
  * explicit list of series (run-forecast); a chunk is a key range, so its loader applies the same scope again.
  */
 import { sql, type Tx } from './pool';
-import type { SeriesKey } from './etl';
+import { keyRange, type SeriesKey } from './etl';
 
 export interface RunScope {
   /** results are written under this pipeline id; 0 = outside any pipeline */
@@ -105,10 +105,10 @@ export async function weeklyInRange(tx: Tx, scope: RunScope, from: SeriesKey, to
     SELECT w.item_id, w.site_id, min(w.week) AS start,
       array_agg(w.y::float8 ORDER BY w.week) AS y, array_agg(w.factor::float8 ORDER BY w.week) AS factor
     FROM series s JOIN series_weekly w ON w.item_id = s.item_id AND w.site_id = s.site_id
-    WHERE (s.item_id, s.site_id) >= (${from.item_id}, ${from.site_id}) AND (s.item_id, s.site_id) <= (${to.item_id}, ${to.site_id})
+    WHERE ${keyRange(from, to, 's')}
       -- the same range on series_weekly: PostgreSQL does not carry a row comparison across the join, and without it
       -- every chunk scanned the whole table
-      AND (w.item_id, w.site_id) >= (${from.item_id}, ${from.site_id}) AND (w.item_id, w.site_id) <= (${to.item_id}, ${to.site_id})
+      AND ${keyRange(from, to, 'w')}
       AND ${scopeSql(scope)}
     GROUP BY w.item_id, w.site_id ORDER BY w.item_id, w.site_id`)) as Array<{ item_id: number; site_id: number; start: string; y: Array<number | null>; factor: number[] }>;
   return rows.map((r) => ({
