@@ -414,13 +414,18 @@ function cycleTitle(c: CycleResult): string {
     + `other processes used ${fixed(c.otherCpuShare * 100, 0)} % of the machine's busy CPU during the cycle.`;
 }
 
-/** Per step: wall time with 1 and with 2 (or more) workers, and the ratio. */
+/**
+ * Per step: wall time with 1 and with 2 (or more) workers, and the ratio; only sizes measured with one worker
+ * process (the newest such cycle) and with more.
+ */
 function speedups(results: CycleResult[]): string {
   const out: string[] = [];
   for (const size of [...new Set(results.map((r) => r.series))]) {
-    const runs = results.filter((r) => r.series === size).sort((a, b) => a.workers - b.workers);
-    if (runs.length < 2) continue;
-    const [one, ...more] = runs;
+    const runs = results.filter((r) => r.series === size);
+    const one = runs.filter((r) => r.workers === 1).at(-1);
+    const more = [...new Set(runs.filter((r) => r.workers > 1).map((r) => r.workers))].sort((a, b) => a - b)
+      .map((w) => runs.filter((r) => r.workers === w).at(-1)!);
+    if (!one || more.length === 0) continue;
     const names = one.steps.map((s) => s.stage);
     const rows = names.map((n) => {
       const base = one.steps.find((s) => s.stage === n)!;
@@ -431,6 +436,33 @@ function speedups(results: CycleResult[]): string {
     });
     rows.push(['whole cycle', secs(one.cycleSeconds), ...more.flatMap((m) => [secs(m.cycleSeconds), `${fixed(one.cycleSeconds / m.cycleSeconds, 2)}×`])]);
     out.push(`Speed-up at ${int(size)} series (wall seconds):\n\n${markdownTable(['step', '1 worker', ...more.flatMap((m) => [`${m.workers} workers`, 'speed-up'])], rows)}`);
+  }
+  return out.join('\n\n');
+}
+
+/**
+ * Cycles of the same size and worker count on different dates (the code changed between them): wall and CPU seconds
+ * (all processes) per step side by side, so a change shows step by step.
+ */
+function comparisons(results: CycleResult[]): string {
+  const out: string[] = [];
+  const setups = [...new Set(results.map((r) => `${r.series}/${r.workers}`))];
+  for (const setup of setups) {
+    const runs = results.filter((r) => `${r.series}/${r.workers}` === setup);
+    if (runs.length < 2) continue;
+    const cpu = (st: StepRow | undefined) => (st ? st.cpu.workers + st.cpu.pg + st.cpu.api + st.cpu.temporal : NaN);
+    const rows = runs[0]!.steps.map((step) => [
+      step.stage.startsWith('  ') ? `↳ ${step.stage.trim()}` : step.stage,
+      ...runs.map((r) => {
+        const st = r.steps.find((x) => x.stage === step.stage);
+        return st ? `${secs(st.wall)} / ${secs(cpu(st))}` : '–';
+      }),
+    ]);
+    rows.push(['whole cycle (wall)', ...runs.map((r) => `${fixed(r.cycleSeconds / 60, 1)} min`)]);
+    rows.push(["other processes' share of the busy CPU", ...runs.map((r) => `${fixed(r.otherCpuShare * 100, 0)} %`)]);
+    const [series, workers] = setup.split('/').map(Number);
+    out.push(`The ${int(series!)}-series cycles with ${workers} worker process${workers! > 1 ? 'es' : ''} side by side, per step wall seconds / CPU seconds of the workers, PostgreSQL, the API and Temporal:\n\n`
+      + markdownTable(['stage / step', ...runs.map((r) => r.machine.date)], rows, ['l', ...runs.map(() => 'r' as const)]));
   }
   return out.join('\n\n');
 }
@@ -447,6 +479,8 @@ function docBlock(machine: Machine, results: CycleResult[]): string {
   }
   const sp = speedups(results);
   if (sp) parts.push(sp);
+  const cmp = comparisons(results);
+  if (cmp) parts.push(cmp);
   return parts.join('\n\n');
 }
 
