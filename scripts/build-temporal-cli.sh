@@ -4,8 +4,8 @@
 #                                                 $XDG_CACHE_HOME); does nothing without Go, or when TEMPORAL_CLI_PATH
 #                                                 or a `temporal` on PATH may serve (temporal/cli.ts decides then)
 #   scripts/build-temporal-cli.sh VERSION DIR     that version into DIR (temporal/cli.ts's goInstall)
-# The first build compiles the whole server: about 3 minutes and 330 CPU seconds on two cores. test.sh and start.sh
-# start it in the background before `npm install`, whose minute leaves a core mostly idle.
+# The first build compiles the whole server: about 3 minutes and 330 CPU seconds on two cores. scripts/ensure-deps.sh
+# starts it in the background beside `npm install`, whose minute leaves a core mostly idle.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ "$#" -ge 2 ]; then

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs npm dependencies when node_modules is missing or older than package.json / package-lock.json.
-# Sourced by start.sh and test.sh.
+# Installs npm dependencies when node_modules is missing or older than package.json / package-lock.json, and on a
+# first run builds the pinned Temporal CLI beside them (minutes of compiling, while npm mostly waits on the registry;
+# not when TEMPORAL_ADDRESS names a server to use instead). Sourced by start.sh and test.sh; what needs the CLI after
+# this finds it cached, or builds or falls back itself when the background build failed (temporal/cli.ts).
 # `npm install` rather than `npm ci`: npm 11.19 leaves other platforms' optional packages (@swc/core-*) out of the
 # lock file and then refuses its own lock in `npm ci`; `npm install` still installs the locked versions.
 #
@@ -20,6 +22,8 @@ deps_sha() {
   } | sha256sum | cut -d' ' -f1
 }
 modules_cache="${XDG_CACHE_HOME:-$HOME/.cache}/planning-platform/node_modules"
+cli_build=
+[ -n "${TEMPORAL_ADDRESS:-}" ] || { bash scripts/build-temporal-cli.sh & cli_build=$!; }
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(deps_sha)" ]; then
   key=$(deps_sha)
   if [ -f "$modules_cache/$key/.deps-sha" ] && [ "${PLANNING_NO_MODULES_CACHE:-}" != 1 ]; then
@@ -43,3 +47,4 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$(deps_sha)" ]; then
     fi
   fi
 fi
+if [ -n "$cli_build" ]; then wait "$cli_build" || echo "==> the background build of the Temporal CLI failed; it is tried again when needed"; fi

@@ -4,11 +4,7 @@
 # Extra arguments go to jest (`bash scripts/test.sh test/api/kcurve.test.ts`); docs/TESTING.md says when to use what.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-# the pinned Temporal CLI's first build (minutes of compiling) runs beside npm install; the step after the install
-# waits for it, and builds or falls back itself if it failed
-bash scripts/build-temporal-cli.sh & cli_build=$!
 source scripts/ensure-deps.sh
-wait "$cli_build" || echo "==> the background build of the Temporal CLI failed; trying again"
 echo "==> Temporal CLI: $(node --import tsx temporal/devServer.ts --install-only)"
 bash scripts/ensure-chromium.sh
 # The type check and the layer check need no database: they run while jest's first suites wait on PostgreSQL and

@@ -75,7 +75,7 @@ async function goInstall(cacheDir: string): Promise<string> {
   // Compiling the server shows no output for minutes; a heartbeat tells the user it is not hung.
   const heartbeat = setInterval(() => progress(`still building (${Math.round((Date.now() - started) / 1000)} s)`), 30_000);
   try {
-    // the one place that runs `go install` (test.sh and start.sh also start it in the background before npm install)
+    // the one place that runs `go install` (scripts/ensure-deps.sh also starts it in the background beside npm install)
     await run('bash', [BUILD_SCRIPT, TEMPORAL_CLI_VERSION, cacheDir]);
   } finally {
     clearInterval(heartbeat);
