@@ -130,8 +130,10 @@ export function combineChunks(stats: readonly ChunkStats[], maxLpArcs: number): 
       lp = lp === null
         ? { ...s.lp }
         : {
-          ...addFigures(lp, s.lp), highs_version: s.lp.highs_version,
+          ...addFigures(lp, s.lp), highs_version: s.lp.highs_version ?? lp.highs_version,
           batches: lp.batches + s.lp.batches, columns: lp.columns + s.lp.columns, rows: lp.rows + s.lp.rows, reloads: lp.reloads + s.lp.reloads,
+          // reports stored before certify.ts existed have no count
+          certified_groups: (lp.certified_groups ?? 0) + (s.lp.certified_groups ?? 0),
         };
     }
     chosen = addInto(chosen, s.chosen);

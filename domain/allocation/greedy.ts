@@ -170,7 +170,8 @@ class EntryHeap {
   }
 }
 
-function allocateGroup(supplies: AllocationSupply[], demands: DemandLine[], params: AllocationParams, out: AllocationRow[]): void {
+/** The greedy's rows for one (item, site) group, appended to `out`. */
+export function allocateGreedyGroup(supplies: AllocationSupply[], demands: DemandLine[], params: AllocationParams, out: AllocationRow[]): void {
   const weights = new Map<string, number>();
   for (const d of demands) weights.set(d.demand_id, demandWeight(d, params));
   const order = demands.slice().sort(
@@ -229,6 +230,6 @@ export function allocateGreedy(problem: AllocationProblem, paramsIn: Partial<All
   const params = resolveParams(paramsIn);
   const { supplies, demands } = validateProblem(problem);
   const out: AllocationRow[] = [];
-  for (const g of groupByItemSite(supplies, demands)) allocateGroup(g.supplies, g.demands, params, out);
+  for (const g of groupByItemSite(supplies, demands)) allocateGreedyGroup(g.supplies, g.demands, params, out);
   return summarise('greedy', supplies, demands, out, Date.now() - t0);
 }

@@ -3,12 +3,18 @@
  * heartbeats between slices: the model is block diagonal by (item, site), so the slices' answers together are the
  * answer for the whole problem.
  *
- * The greedy always runs. The HiGHS LP runs too when the run has at most `maxLpArcs` arcs; its allocation is then the
- * one stored (it is optimal), and both objectives are reported side by side. Past the limit, or when HiGHS fails or
+ * The greedy always runs. The LP runs too when the run has at most `maxLpArcs` arcs; its allocation is then the one
+ * stored (it is optimal), and both objectives are reported side by side. Past the limit, or when HiGHS fails or
  * reaches its time limit, the greedy's allocation is stored and lp_objective stays null.
+ *
+ * "The LP runs" means: each group's greedy allocation is first checked for optimality (certify.ts, a negative-cycle
+ * test far cheaper than a solve), and only the groups it cannot prove optimal go to HiGHS. A proven group's greedy
+ * rows are an optimal solution of its LP block, so the LP's allocation has the LP's objective either way; where the
+ * block has several optima it may be another vertex than HiGHS would have returned.
  */
 import { greedyPercentOfLp } from './compare';
-import { allocateGreedy } from './greedy';
+import { isOptimalForGroup } from './certify';
+import { allocateGreedyGroup } from './greedy';
 import { AllocationLpError, allocateLp } from './lp';
 import {
   type AllocationParams, type AllocationProblem, type AllocationResult, type AllocationRow, type ConservationViolation, type Group,
@@ -31,11 +37,14 @@ export interface AllocationLimits {
 export const ALLOCATION_LIMITS: AllocationLimits = Object.freeze({ maxLpArcs: 1_000_000, sliceArcs: 50_000, lpTimeLimitSeconds: 600 });
 
 export interface LpStats {
-  highs_version: string;
+  /** null when every group was proven optimal and HiGHS was not needed */
+  highs_version: string | null;
   batches: number;
   columns: number;
   rows: number;
   reloads: number;
+  /** groups whose greedy allocation was proven optimal (certify.ts) and so needed no HiGHS model */
+  certified_groups: number;
 }
 
 export interface SolvedAllocation {
@@ -128,26 +137,44 @@ export async function solveAllocation(
   let lpStats = null as LpStats | null;
   let greedyMs = 0;
   let lpMs = 0;
+  let certified = 0;
   for (const [i, slice] of slices.entries()) {
-    const sub = subProblem(slice);
-    const g = allocateGreedy(sub, params);
-    greedyMs += g.elapsed_ms;
-    append(greedyRows, g.allocations);
+    const t0 = Date.now();
+    const sliceRows = slice.map((g) => {
+      const rows: AllocationRow[] = [];
+      allocateGreedyGroup(g.supplies, g.demands, params, rows);
+      return rows;
+    });
+    greedyMs += Date.now() - t0;
+    for (const rows of sliceRows) append(greedyRows, rows);
     if (useLp) {
+      const t1 = Date.now();
+      const unproven: Group[] = [];
+      slice.forEach((g, k) => {
+        if (isOptimalForGroup(g, sliceRows[k]!, params)) {
+          append(lpRows, sliceRows[k]!);
+          certified += 1;
+        } else unproven.push(g);
+      });
+      lpMs += Date.now() - t1;
+      const before: LpStats = lpStats ?? { highs_version: null, batches: 0, columns: 0, rows: 0, reloads: 0, certified_groups: 0 };
+      lpStats = { ...before, certified_groups: certified };
       const remaining = limits.lpTimeLimitSeconds - lpMs / 1000;
       try {
-        if (remaining <= 0) throw new AllocationLpError('time limit reached before every slice was solved', 'timeLimit');
-        const l = await allocateLp(sub, params, { timeLimitSeconds: remaining });
-        lpMs += l.elapsed_ms;
-        append(lpRows, l.allocations);
-        const before: LpStats = lpStats ?? { highs_version: l.lp.highs_version, batches: 0, columns: 0, rows: 0, reloads: 0 };
-        lpStats = {
-          highs_version: l.lp.highs_version,
-          batches: before.batches + l.lp.batches,
-          columns: before.columns + l.lp.columns,
-          rows: before.rows + l.lp.rows,
-          reloads: before.reloads + l.lp.reloads,
-        };
+        if (unproven.length > 0) {
+          if (remaining <= 0) throw new AllocationLpError('time limit reached before every slice was solved', 'timeLimit');
+          const l = await allocateLp(subProblem(unproven), params, { timeLimitSeconds: remaining });
+          lpMs += l.elapsed_ms;
+          append(lpRows, l.allocations);
+          lpStats = {
+            highs_version: l.lp.highs_version,
+            batches: before.batches + l.lp.batches,
+            columns: before.columns + l.lp.columns,
+            rows: before.rows + l.lp.rows,
+            reloads: before.reloads + l.lp.reloads,
+            certified_groups: certified,
+          };
+        }
       } catch (err) {
         // A solver that gives up leaves the greedy's answer, which is always there; anything else is a fault.
         if (!(err instanceof AllocationLpError)) throw err;
