@@ -120,12 +120,19 @@ export interface StoredWindow extends SeriesKey {
   actual: number[];
 }
 
-/** Backtest windows (kind 'window') of the series for the pipeline, by unique id, oldest origin first. */
-export async function windowForecastsOf(tx: Tx, pipelineId: number, keys: readonly SeriesKey[]): Promise<Map<string, StoredWindow[]>> {
-  if (!keys.length) return new Map();
+/**
+ * Backtest windows (kind 'window') of the pipeline for the given (series, method) pairs, by unique id, by method and
+ * oldest origin first. Pairs rather than whole series: the best-method step needs the combination's members only, and
+ * the windows are most of what it reads (65 rows of four arrays per series at a tournament's size).
+ */
+export async function windowForecastsOf(tx: Tx, pipelineId: number, wanted: ReadonlyArray<SeriesKey & { method: string }>): Promise<Map<string, StoredWindow[]>> {
+  if (!wanted.length) return new Map();
+  const pairs = sql.unnest(wanted.map((w) => [w.item_id, w.site_id, w.method]), ['int4', 'int4', 'text']);
   const rows = (await tx.any(sql.unsafe`
-    SELECT item_id, site_id, method, origin_week, yhat, yhat_lower, yhat_upper, actual FROM backtest_forecasts
-    WHERE pipeline_id = ${pipelineId} AND kind = 'window' AND ${keysIn(keys)} ORDER BY item_id, site_id, method, origin_week`)) as Array<Record<string, any>>;
+    SELECT b.item_id, b.site_id, b.method, b.origin_week, b.yhat, b.yhat_lower, b.yhat_upper, b.actual
+    FROM ${pairs} AS p(item_id, site_id, method)
+    JOIN backtest_forecasts b ON b.pipeline_id = ${pipelineId} AND b.item_id = p.item_id AND b.site_id = p.site_id AND b.kind = 'window' AND b.method = p.method
+    ORDER BY b.item_id, b.site_id, b.method, b.origin_week`)) as Array<Record<string, any>>;
   return groupBy(rows.map((r) => ({ ...r, actual: (r.actual ?? []).map(nanIfNull) }) as StoredWindow));
 }
 

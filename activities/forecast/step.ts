@@ -23,7 +23,7 @@ import { backtest, BACKTEST_LEVEL, planOrigins, scoreOriginForecasts, Specificat
 import { maseScale, type MetricName } from '../../domain/forecast/metrics';
 import { canRun, COMBINATION, profileOf, runMethod } from '../../domain/forecast/registry';
 import type { ForecastOptions, ForecastResult } from '../../domain/forecast/types';
-import { chooseBest, type StoredMethod } from '../../domain/forecast/best';
+import { chooseBest, type StoredMethod, windowMethods } from '../../domain/forecast/best';
 import { addWeeks } from '../../domain/time/weeks';
 import {
   applyFutureAdjustments, chooseMethods, fitHistory, originSpan, placeOnCalendar, recommendOnTheFly, spanOfWeeks, windowOnCalendar,
@@ -364,10 +364,31 @@ export const bestMethodStep: SeriesStepHandler = {
     const scenario = await forecastScenarioOf(tx, run.scenarioId, scope.pipelineId);
     const forecasts = await forecastRowsOf(tx, scope.pipelineId, keys);
     const metricsOf = await backtestMetricsOf(tx, scope.pipelineId, keys);
-    const windowsOf = await windowForecastsOf(tx, scope.pipelineId, keys);
     const inputs = await chunkInputs(tx, scope.pipelineId, keys);
     // the combination is wanted unless the scenario lists its methods and leaves it out
     const combine = !scenario?.methods.length || scenario.methods.includes(COMBINATION);
+    // What each series competes with, from the stored forecasts and metrics; the backtest windows are read after, and
+    // only the combination members' (windowMethods), because every other method's windows cannot change the choice.
+    const contests = series.map((s) => {
+      const rows = (forecasts.get(s.unique_id) ?? []).filter((r) => r.method !== COMBINATION);
+      const bm = valuesOf(params, s.unique_id, 'best_method');
+      const metrics = new Map((metricsOf.get(s.unique_id) ?? []).map((m) => [m.method, m]));
+      const stored: StoredMethod[] = rows.map((r) => {
+        const m = metrics.get(r.method);
+        return {
+          method: r.method,
+          forecast: { start_week: r.start_week, yhat: r.yhat, lower: r.yhat_lower, upper: r.yhat_upper },
+          metrics: m ? { mae: m.mae, rmse: m.rmse, mase: m.mase, smape: m.smape, bias: m.bias, coverage_90: m.coverage_90, interval_score_90: NaN, n: m.points, origins_evaluated: m.origins_evaluated } : null,
+          windows: [],
+        };
+      });
+      const lock = inputs.locked.get(s.unique_id);
+      const locked = lock ? { method: lock.method, by: lock.locked_by } : null;
+      const metric = String(bm.metric ?? 'mase') as MetricName;
+      const includeBenchmarks = bm.include_benchmarks !== false;
+      return { rows, stored, locked, metric, includeBenchmarks, members: windowMethods({ methods: stored, metric, includeBenchmarks, locked, combine }) };
+    });
+    const windowsOf = await windowForecastsOf(tx, scope.pipelineId, series.flatMap((s, i) => contests[i]!.members.map((method) => ({ ...keyOf(s), method }))));
     const best: BestWrite[] = [];
     const comb = { forecasts: [] as ForecastWrite[], metrics: [] as MetricsRow[], windows: [] as OriginWrite[] };
     let noForecast = 0;
@@ -375,32 +396,23 @@ export const bestMethodStep: SeriesStepHandler = {
     const tick = ticker(run, 'best-method');
     for (const [i, s] of series.entries()) {
       await tick(i);
-      const rows = (forecasts.get(s.unique_id) ?? []).filter((r) => r.method !== COMBINATION);
+      const { rows, stored, locked, metric, includeBenchmarks } = contests[i]!;
       if (!rows.length) {
         noForecast++;
         continue;
       }
-      const bm = valuesOf(params, s.unique_id, 'best_method');
       const period = periodOf(params, s.unique_id);
       const hist = historyOf(s, inputs);
       const at = new Map(hist.weeks.map((w, j) => [w, j]));
-      const metrics = new Map((metricsOf.get(s.unique_id) ?? []).map((m) => [m.method, m]));
       const wins = windowsOf.get(s.unique_id) ?? [];
-      const stored: StoredMethod[] = rows.map((r) => {
-        const m = metrics.get(r.method);
-        return {
-          method: r.method,
-          forecast: { start_week: r.start_week, yhat: r.yhat, lower: r.yhat_lower, upper: r.yhat_upper },
-          metrics: m ? { mae: m.mae, rmse: m.rmse, mase: m.mase, smape: m.smape, bias: m.bias, coverage_90: m.coverage_90, interval_score_90: NaN, n: m.points, origins_evaluated: m.origins_evaluated } : null,
-          windows: wins.filter((w) => w.method === r.method).map((w) => ({ origin_week: w.origin_week, mean: w.yhat, lower: w.yhat_lower, upper: w.yhat_upper, actual: w.actual })),
-        };
-      });
-      const lock = inputs.locked.get(s.unique_id);
+      for (const m of stored) {
+        m.windows = wins.filter((w) => w.method === m.method).map((w) => ({ origin_week: w.origin_week, mean: w.yhat, lower: w.yhat_lower, upper: w.yhat_upper, actual: w.actual }));
+      }
       const choice = chooseBest({
         methods: stored,
-        metric: String(bm.metric ?? 'mase') as MetricName,
-        includeBenchmarks: bm.include_benchmarks !== false,
-        locked: lock ? { method: lock.method, by: lock.locked_by } : null,
+        metric,
+        includeBenchmarks,
+        locked,
         combine,
         scaleOf: (week) => {
           const j = at.get(week);

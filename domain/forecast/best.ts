@@ -7,7 +7,7 @@
 import type { AccuracyMetrics, MetricName } from './metrics';
 import { COMBINATION } from './registry';
 import type { MethodBacktest } from './backtest';
-import { buildCombination, rankEntry, rankMethods, type RankEntry } from './tournament';
+import { buildCombination, combinationMembers, rankEntry, rankMethods, type RankEntry } from './tournament';
 import { addWeeks } from '../time/weeks';
 import { applyFutureAdjustments, finiteOrNull, type Adjustment, type CalendarBand, type CalendarWindow } from './prepare';
 
@@ -59,12 +59,34 @@ export interface BestChoice {
 const BENCHMARKS = ['naive', 'seasonal_naive'];
 const fmt = (v: number) => (Number.isFinite(v) ? Number(v.toPrecision(4)).toString() : 'n/a');
 
-export function chooseBest(o: BestInput): BestChoice {
-  if (!o.methods.length) throw new Error('no forecast to choose from (run the forecast step first)');
+const NO_METRICS = { mae: NaN, rmse: NaN, mase: NaN, smape: NaN, bias: NaN, coverage_90: NaN, interval_score_90: NaN, n: 0, origins_evaluated: 0 };
+
+/** The methods that compete (benchmarks out unless asked for or locked) and their ranking on the stored metrics. */
+function contest<M extends Pick<StoredMethod, 'method' | 'metrics'>>(o: { methods: readonly M[]; metric: MetricName; includeBenchmarks: boolean; locked: BestInput['locked'] }) {
   const lockedName = o.locked?.method ?? null;
   let pool = o.methods.filter((m) => o.includeBenchmarks || !BENCHMARKS.includes(m.method) || m.method === lockedName);
   if (!pool.length) pool = [...o.methods];
   const noBacktest = pool.every((m) => !m.metrics || m.metrics.origins_evaluated === 0);
+  const singles = rankMethods(pool.map((m) => rankEntry(m.method, m.metrics ?? NO_METRICS, (m.metrics ?? NO_METRICS).origins_evaluated, o.metric)), noBacktest);
+  return { pool, noBacktest, singles, lockedName };
+}
+
+/**
+ * The methods whose backtest windows chooseBest uses: the combination's members, which the stored metrics decide.
+ * Every other method's windows change nothing in the choice, so the best-method step reads only these (a third of a
+ * tournament's windows at most).
+ */
+export function windowMethods(o: { methods: ReadonlyArray<Pick<StoredMethod, 'method' | 'metrics'>>; metric: MetricName; includeBenchmarks: boolean; locked: BestInput['locked']; combine: boolean }): string[] {
+  if (!o.combine || !o.methods.length) return [];
+  const { pool, noBacktest, singles } = contest(o);
+  if (noBacktest) return [];
+  const names = new Set(pool.map((m) => m.method));
+  return combinationMembers(singles, (m) => names.has(m));
+}
+
+export function chooseBest(o: BestInput): BestChoice {
+  if (!o.methods.length) throw new Error('no forecast to choose from (run the forecast step first)');
+  const { pool, noBacktest, singles, lockedName } = contest(o);
 
   // origins: the distinct origin weeks of the stored windows, oldest first, with the scale of their training window
   const originWeeks = [...new Set(pool.flatMap((m) => m.windows.map((w) => w.origin_week)))].sort();
@@ -83,11 +105,10 @@ export function chooseBest(o: BestInput): BestChoice {
       .filter((w) => originIndex.has(w.origin_week))
       .map((w) => ({ origin: originIndex.get(w.origin_week)!, train_end: 0, mean: w.mean, lower: w.lower, upper: w.upper, actual: w.actual }))
       .sort((a, b) => a.origin - b.origin);
-    const metrics = m.metrics ?? { mae: NaN, rmse: NaN, mase: NaN, smape: NaN, bias: NaN, coverage_90: NaN, interval_score_90: NaN, n: 0, origins_evaluated: 0 };
+    const metrics = m.metrics ?? NO_METRICS;
     backtests[m.method] = { method: m.method, metrics, origins_evaluated: metrics.origins_evaluated, forecasts, skipped: [] };
     bands[m.method] = { mean: m.forecast.yhat, lower: m.forecast.lower, upper: m.forecast.upper };
   }
-  const singles = rankMethods(pool.map((m) => rankEntry(m.method, backtests[m.method].metrics, backtests[m.method].origins_evaluated, o.metric)), noBacktest);
 
   let combination: CombinationRows | null = null;
   let combinationSkipped: string | null = null;

@@ -230,6 +230,20 @@ export type CombinationBuild =
   | { ok: false; reason: string };
 
 /**
+ * The combination's members, best first: the top of the ranking among the pool's methods, or among the methods scored
+ * on a backtest origin when fewer than two pool methods ran. Only the ranking decides, not the backtest windows, so the
+ * best-method step knows whose windows it needs before it reads any (domain/forecast/best.ts windowMethods).
+ */
+export function combinationMembers(ranking: readonly RankEntry[], available: (method: string) => boolean, copt: CombinationOptions = {}): string[] {
+  const top = Math.max(2, Math.floor(copt.top ?? 3));
+  const eligible = ranking.filter((r) => r.method !== COMBINATION && r.origins_evaluated > 0 && Number.isFinite(r.score) && available(r.method));
+  const pool = copt.pool ?? DEFAULT_POOL;
+  // pool members need a full-history forecast, not a backtest score: ARIMA on a short series still joins the forecast
+  const fromPool = ranking.filter((r) => r.method !== COMBINATION && pool.includes(r.method) && available(r.method));
+  return (fromPool.length >= 2 ? fromPool : eligible).slice(0, top).map((m) => m.method);
+}
+
+/**
  * The combination of the module comment, from ranked single methods: members (pool, top), weights on the origins
  * every member ran on, the combined full-history forecast and the combined, scored backtest. runTournament and the
  * best-method pipeline step (which reads the members' forecasts and backtest windows from the database) both build it
@@ -237,14 +251,8 @@ export type CombinationBuild =
  */
 export function buildCombination(c: CombinationInput): CombinationBuild {
   const copt = c.options ?? {};
-  const top = Math.max(2, Math.floor(copt.top ?? 3));
-  const eligible = c.ranking.filter((r) => r.method !== COMBINATION && r.origins_evaluated > 0 && Number.isFinite(r.score) && c.backtests[r.method] && c.forecasts[r.method]);
-  const pool = copt.pool ?? DEFAULT_POOL;
-  // pool members need a full-history forecast, not a backtest score: ARIMA on a short series still joins the forecast
-  const fromPool = c.ranking.filter((r) => r.method !== COMBINATION && pool.includes(r.method) && c.backtests[r.method] && c.forecasts[r.method]);
-  const members = (fromPool.length >= 2 ? fromPool : eligible).slice(0, top);
-  if (members.length < 2) return { ok: false, reason: `needs at least 2 methods scored on a backtest origin, got ${members.length}` };
-  const names = members.map((m) => m.method);
+  const names = combinationMembers(c.ranking, (m) => Boolean(c.backtests[m] && c.forecasts[m]), copt);
+  if (names.length < 2) return { ok: false, reason: `needs at least 2 methods scored on a backtest origin, got ${names.length}` };
   // the origins every member ran on (nested: a method with a longer minimum history runs on the later origins)
   const common = c.origins.filter((i) => names.every((n) => c.backtests[n].forecasts.some((f) => f.origin === i)));
   const scales = c.scales as number[];
