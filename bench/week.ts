@@ -218,6 +218,8 @@ interface CycleResult {
   shape: { items: number; sites: number; weeks: number; seed: number };
   staged: Record<string, number>;
   seriesMade: number | null;
+  /** the cycle's allocation run: how much of the LP the greedy's optimality proofs left to HiGHS (absent before 2026-11-29) */
+  allocation?: { method: string; groups: number; certified_groups: number | null; lp_columns: number | null; arcs: number } | null;
   steps: StepRow[];
   cycleSeconds: number;
   loadAvg: { start: number[]; end: number[] };
@@ -329,6 +331,7 @@ async function runCycle(args: Args, series: number, nWorkers: number): Promise<C
 
     // 3. run-all
     let seriesMade: number | null = null;
+    let allocation: CycleResult['allocation'] = null;
     if (!failed) {
       t0 = Date.now();
       const ra = await client.post('/api/pipeline/run-all', { pipeline_id: pipelineId });
@@ -346,6 +349,14 @@ async function runCycle(args: Args, series: number, nWorkers: number): Promise<C
       if (Number.isFinite(lastStep) && root.finished_ms !== null) steps.push({ stage: 'alerts + exception log', status: root.status, t0: lastStep, t1: root.finished_ms });
       steps.push({ stage: 'run-all (whole)', status: root.status, t0: root.started_ms ?? t0, t1: root.finished_ms ?? Date.now() });
       if (root.status !== 'completed') failed = `run-all ${root.status}: ${root.error}`;
+      const allocJob = tree.find((j) => j.step === 'allocation' && j.status === 'completed');
+      if (allocJob) {
+        allocation = await withTenant(stack.db, accountId, async (tx) => (await tx.maybeOne(sql.unsafe`
+          SELECT method, (summary->>'groups')::int AS groups, (summary->'lp'->>'certified_groups')::int AS certified_groups,
+                 (summary->'lp'->>'columns')::int AS lp_columns, (summary->>'arcs')::int AS arcs
+          FROM allocation_runs WHERE run_id = ${allocJob.job_id}`)) as CycleResult['allocation']);
+        if (allocation) log(`allocation: ${allocation.method}; greedy proven optimal in ${int(allocation.certified_groups ?? 0)} of ${int(allocation.groups)} groups, HiGHS on ${int(allocation.lp_columns ?? 0)} of ${int(allocation.arcs)} arcs`);
+      }
     }
 
     // 4. freeze
@@ -383,7 +394,7 @@ async function runCycle(args: Args, series: number, nWorkers: number): Promise<C
     const ours = ['workers', 'pg', 'api', 'temporal', 'bench'] as const;
     const ourCpu = ours.reduce((sum, k) => sum + s.at(cycleEnd, (x) => x.cpu[k]) - s.at(cycleStart, (x) => x.cpu[k]), 0);
     return {
-      series, workers: nWorkers, shape, staged, seriesMade, steps: rows, cycleSeconds: (cycleEnd - cycleStart) / 1000,
+      series, workers: nWorkers, shape, staged, seriesMade, allocation, steps: rows, cycleSeconds: (cycleEnd - cycleStart) / 1000,
       loadAvg: { start: loadStart, end: loadEnd }, otherCpuShare: Math.max(0, machineCpu - ourCpu) / Math.max(1, machineCpu), failed, machine,
     };
   } finally {
