@@ -165,12 +165,6 @@ export async function saveAlertSeriesState(tx: Tx, pipelineId: number, facts: re
     ON CONFLICT (pipeline_id, item_id, site_id) DO UPDATE SET best_method = EXCLUDED.best_method, demand_class = EXCLUDED.demand_class, updated_at = now()`);
 }
 
-/**
- * Writes the alerts of one page. An existing alert of the same (pipeline, series, metric) is updated in place; a
- * decided one (approved or rejected) keeps its status unless the new value is worse than the one decided on, when it
- * opens again and the decision is cleared. `badness` (domain/alerts/evaluate.ts) orders values, larger = worse.
- * Open alerts of the page's series that no longer fire are deleted; decided ones stay as the record of the decision.
- */
 function itemBounds(keys: ReadonlyArray<{ item_id: number }>): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
@@ -194,6 +188,12 @@ export function openAlertsOfPage(pipelineId: number, page: readonly SeriesKey[])
       AND (item_id, site_id) IN (SELECT * FROM unnest(${sql.array(page.map((k) => k.item_id), 'int4')}::int4[], ${sql.array(page.map((k) => k.site_id), 'int4')}::int4[]))`;
 }
 
+/**
+ * Writes the alerts of one page. An existing alert of the same (pipeline, series, metric) is updated in place; a
+ * decided one (approved or rejected) keeps its status unless the new value is worse than the one decided on, when it
+ * opens again and the decision is cleared. `badness` (domain/alerts/evaluate.ts) orders values, larger = worse.
+ * Open alerts of the page's series that no longer fire are deleted; decided ones stay as the record of the decision.
+ */
 export async function upsertAlerts(tx: Tx, pipelineId: number, jobId: string | null, page: readonly SeriesKey[], fired: ReadonlyArray<FiredAlert & { domain: string; badness: number }>): Promise<{ written: number; cleared: number }> {
   let written = 0;
   if (fired.length) {

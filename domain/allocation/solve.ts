@@ -134,10 +134,10 @@ export async function solveAllocation(
   let lpSkipped: string | null = useLp ? null : `${arcs} arcs exceed the LP limit of ${limits.maxLpArcs}`;
   const greedyRows: AllocationRow[] = [];
   let lpRows: AllocationRow[] = [];
-  let lpStats = null as LpStats | null;
+  // running totals over the slices; reported only when every slice's LP block was solved or proven
+  const lpStats: LpStats = { highs_version: null, batches: 0, columns: 0, rows: 0, reloads: 0, certified_groups: 0 };
   let greedyMs = 0;
   let lpMs = 0;
-  let certified = 0;
   for (const [i, slice] of slices.entries()) {
     const t0 = Date.now();
     const sliceRows = slice.map((g) => {
@@ -153,12 +153,10 @@ export async function solveAllocation(
       slice.forEach((g, k) => {
         if (isOptimalForGroup(g, sliceRows[k]!, params)) {
           append(lpRows, sliceRows[k]!);
-          certified += 1;
+          lpStats.certified_groups += 1;
         } else unproven.push(g);
       });
       lpMs += Date.now() - t1;
-      const before: LpStats = lpStats ?? { highs_version: null, batches: 0, columns: 0, rows: 0, reloads: 0, certified_groups: 0 };
-      lpStats = { ...before, certified_groups: certified };
       const remaining = limits.lpTimeLimitSeconds - lpMs / 1000;
       try {
         if (unproven.length > 0) {
@@ -166,14 +164,11 @@ export async function solveAllocation(
           const l = await allocateLp(subProblem(unproven), params, { timeLimitSeconds: remaining });
           lpMs += l.elapsed_ms;
           append(lpRows, l.allocations);
-          lpStats = {
-            highs_version: l.lp.highs_version,
-            batches: before.batches + l.lp.batches,
-            columns: before.columns + l.lp.columns,
-            rows: before.rows + l.lp.rows,
-            reloads: before.reloads + l.lp.reloads,
-            certified_groups: certified,
-          };
+          lpStats.highs_version = l.lp.highs_version;
+          lpStats.batches += l.lp.batches;
+          lpStats.columns += l.lp.columns;
+          lpStats.rows += l.lp.rows;
+          lpStats.reloads += l.lp.reloads;
         }
       } catch (err) {
         // A solver that gives up leaves the greedy's answer, which is always there; anything else is a fault.
@@ -181,7 +176,6 @@ export async function solveAllocation(
         useLp = false;
         lpSkipped = `HiGHS: ${err.message}`;
         lpRows = [];
-        lpStats = null;
       }
     }
     await progress({ phase: 'solve', done: i + 1, of: slices.length });
