@@ -1,4 +1,4 @@
-import { createTestAccount } from '../support/tenantPool';
+import { seriesGridTenant } from '../support/seriesGrid';
 import { openAlertsOfPage } from '../../db/alerts';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
 
@@ -8,13 +8,8 @@ let accountId: string;
 let keys: Array<{ item_id: number; site_id: number }>;
 beforeAll(async () => {
   db = await openPool(process.env.DATABASE_URL!, 2);
-  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `alertspage-${Date.now()}`)).id;
+  accountId = await seriesGridTenant(db, 'alertspage', 400, 10);
   await withTenant(db, accountId, async (tx) => {
-    await tx.query(sql.unsafe`INSERT INTO items (xuid, name) SELECT 'I' || g, 'I' || g FROM generate_series(1, 400) g`);
-    await tx.query(sql.unsafe`INSERT INTO sites (xuid, name) SELECT 'S' || g, 'S' || g FROM generate_series(1, 10) g`);
-    await tx.query(sql.unsafe`
-      INSERT INTO series (item_id, site_id, n_observations, date_range_start, date_range_end)
-      SELECT i.id, s.id, 52, '2025-01-06', '2025-12-29' FROM items i, sites s`);
     await tx.query(sql.unsafe`
       INSERT INTO alerts (pipeline_id, item_id, site_id, metric_name, domain, value, threshold, comparison, severity, status, message)
       SELECT 1, i.id, s.id, 'm' || g, 'forecast', g, 0, 'gt', 'high', CASE WHEN g = 8 THEN 'approved' ELSE 'open' END, 'x'

@@ -1,4 +1,4 @@
-import { createTestAccount } from '../support/tenantPool';
+import { seriesGridTenant } from '../support/seriesGrid';
 import { demandInRange, keyRange } from '../../db/etl';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
 import { weeklyInRange } from '../../db/seriesSteps';
@@ -13,13 +13,8 @@ let itemIds: number[];
 let siteIds: number[];
 beforeAll(async () => {
   db = await openPool(process.env.DATABASE_URL!, 2);
-  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `keyrange-${Date.now()}`)).id;
+  accountId = await seriesGridTenant(db, 'keyrange', ITEMS, SITES);
   await withTenant(db, accountId, async (tx) => {
-    await tx.query(sql.unsafe`INSERT INTO items (xuid, name) SELECT 'I' || g, 'I' || g FROM generate_series(1, ${ITEMS}) g`);
-    await tx.query(sql.unsafe`INSERT INTO sites (xuid, name) SELECT 'S' || g, 'S' || g FROM generate_series(1, ${SITES}) g`);
-    await tx.query(sql.unsafe`
-      INSERT INTO series (item_id, site_id, n_observations, date_range_start, date_range_end)
-      SELECT i.id, s.id, 52, '2025-01-06', '2025-12-29' FROM items i, sites s`);
     await tx.query(sql.unsafe`
       INSERT INTO series_weekly (item_id, site_id, week, y)
       SELECT i.id, s.id, '2025-01-06'::date + 7 * g, g FROM items i, sites s, generate_series(0, 51) g`);

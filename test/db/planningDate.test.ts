@@ -1,4 +1,4 @@
-import { createTestAccount } from '../support/tenantPool';
+import { seriesGridTenant } from '../support/seriesGrid';
 import { resolvePlanningDate } from '../../db/planningDate';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
 
@@ -7,13 +7,8 @@ let db: Db;
 let accountId: string;
 beforeAll(async () => {
   db = await openPool(process.env.DATABASE_URL!, 2);
-  accountId = (await createTestAccount(db, process.env.DATABASE_URL!, `planningdate-${Date.now()}`)).id;
+  accountId = await seriesGridTenant(db, 'planningdate', 300, 10);
   await withTenant(db, accountId, async (tx) => {
-    await tx.query(sql.unsafe`INSERT INTO items (xuid, name) SELECT 'I' || g, 'I' || g FROM generate_series(1, 300) g`);
-    await tx.query(sql.unsafe`INSERT INTO sites (xuid, name) SELECT 'S' || g, 'S' || g FROM generate_series(1, 10) g`);
-    await tx.query(sql.unsafe`
-      INSERT INTO series (item_id, site_id, n_observations, date_range_start, date_range_end)
-      SELECT i.id, s.id, 52, '2025-01-06', '2025-12-29' FROM items i, sites s`);
     // pipeline 7's newest start week is 2026-03-02 on one series; pipeline 8's are all 2026-01-05
     await tx.query(sql.unsafe`
       INSERT INTO forecast_results (pipeline_id, item_id, site_id, method, start_week, yhat, yhat_lower, yhat_upper, level)
