@@ -78,12 +78,16 @@ async function generate(ctx: PipelineContext, workflow: 'alertsGenerate' | 'exce
   return { what: workflow === 'alertsGenerate' ? 'POST /api/alerts/generate (job)' : 'POST /api/exception-log/generate (job)', seconds, result: out.result };
 }
 
-/** The refresh inside a step's job: the spans of its two activities, from Temporal's history. */
+/** The refresh inside a step's job: the spans of its activities, from Temporal's history (they overlap). */
 async function inStep(ctx: PipelineContext, step: StepTiming): Promise<InStep> {
   const jobId = (await withTenant(ctx.stack.db, ctx.accountId, (tx) =>
     tx.oneFirst(sql.unsafe`SELECT job_id FROM jobs WHERE step = ${step.step} AND parent_job_id IS NULL AND kind = 'step' ORDER BY created_at DESC LIMIT 1`))) as string;
   const tl = await activityTimeline(ctx.stack.client, jobId, (type) => SIGNAL_ACTIVITIES.includes(type));
-  const span = (type: string) => tl.activities.filter((a) => a.type === type).reduce((n, a) => n + (a.ended - a.started) / 1000, 0);
+  // from the first start to the last end: a whole-pipeline refresh runs its alert generations side by side
+  const span = (type: string) => {
+    const of = tl.activities.filter((a) => a.type === type);
+    return of.length ? (Math.max(...of.map((a) => a.ended)) - Math.min(...of.map((a) => a.started))) / 1000 : 0;
+  };
   return { step: step.step, step_seconds: step.seconds, alerts_seconds: span('alertsGenerate'), exception_log_seconds: span('exceptionLogGenerate') };
 }
 

@@ -65,22 +65,45 @@ export async function insertAlertSynonym(tx: Tx, term: string, metric: string): 
 
 export type SeriesKey = { item_id: number; site_id: number };
 
+/** Series of items from `from` (inclusive) to `to` (exclusive); null is open-ended. */
+export interface ItemRange { from: number | null; to: number | null }
+
+/**
+ * Up to `parts` item ranges that split the series of the pipeline's scope about evenly, for generations that run side by
+ * side. Bounds are item ids, so an item's sites stay in one range (a series' facts and alerts never span two), and the
+ * ranges cover every item id: a series added between the split and the generation still falls in one.
+ */
+export async function alertItemRanges(tx: Tx, parts: number): Promise<ItemRange[]> {
+  const starts = (await tx.anyFirst(sql.unsafe`
+    SELECT DISTINCT min(item_id) FROM (SELECT item_id, ntile(${Math.max(1, Math.floor(parts))}) OVER (ORDER BY item_id) AS part FROM series) t
+    GROUP BY part ORDER BY 1`)) as readonly number[];
+  if (starts.length <= 1) return [{ from: null, to: null }];
+  return starts.map((s, i) => ({ from: i === 0 ? null : s, to: starts[i + 1] ?? null }));
+}
+
 /**
  * The facts of one page of series (ordered by item and site, after `after`), of the pipeline's segments when it has
  * any. Forecast facts from the pipeline's step results; inventory facts from the default MEIO scenario's results of
  * the pipeline; supply facts from the newest completed run of the pipeline and the default supply scenario.
  * "Recent" is the last 13 weeks of the series' history.
  */
-export async function alertFactsPage(tx: Tx, pipelineId: number, segmentIds: readonly number[], after: SeriesKey | null, limit: number, only: readonly SeriesKey[] | null = null): Promise<SeriesFacts[]> {
+export async function alertFactsPage(
+  tx: Tx, pipelineId: number, segmentIds: readonly number[], after: SeriesKey | null, limit: number, only: readonly SeriesKey[] | null = null,
+  items: ItemRange = { from: null, to: null },
+): Promise<SeriesFacts[]> {
   const P = pipelineId;
   const afterSql = after ? sql.fragment`(s.item_id, s.site_id) > (${after.item_id}, ${after.site_id})` : sql.fragment`true`;
+  const rangeSql = sql.join([
+    items.from === null ? sql.fragment`true` : sql.fragment`s.item_id >= ${items.from}`,
+    items.to === null ? sql.fragment`true` : sql.fragment`s.item_id < ${items.to}`,
+  ], sql.fragment` AND `);
   const onlySql = only ? keysIn(only, 's') : sql.fragment`true`;
   const segSql = segmentIds.length
     ? sql.fragment`EXISTS (SELECT 1 FROM segment_members fm WHERE fm.segment_id = ANY(${sql.array([...segmentIds], 'int4')}) AND fm.item_id = s.item_id AND fm.site_id = s.site_id)`
     : sql.fragment`true`;
   const rows = (await tx.any(sql.unsafe`
     WITH page AS (
-      SELECT s.item_id, s.site_id FROM series s WHERE ${afterSql} AND ${segSql} AND ${onlySql} ORDER BY s.item_id, s.site_id LIMIT ${limit}
+      SELECT s.item_id, s.site_id FROM series s WHERE ${afterSql} AND ${rangeSql} AND ${segSql} AND ${onlySql} ORDER BY s.item_id, s.site_id LIMIT ${limit}
     ),
     meio AS (SELECT id FROM meio_scenarios WHERE is_default ORDER BY id LIMIT 1),
     run AS (

@@ -1,9 +1,9 @@
 /**
  * Weekly plan versions (document 2 §2.5, §4.5; docs/HISTORY.md): the effective planning date, the freeze that copies
  * a pipeline's live output rows into the history tables (migration 019), the registry reads and writes, and
- * retention. A freeze runs in the caller's transaction, so one that fails or is killed leaves nothing behind.
+ * retention. A freeze commits with the caller's transaction, so one that fails or is killed leaves no version behind.
  */
-import { sql, type Tx } from './pool';
+import { sql, withTenantAtSnapshot, type Db, type Tx } from './pool';
 
 /** What a version holds, in copy order: (live table, which of its rows belong to the version). */
 export const HISTORY_TABLES: ReadonlyArray<readonly [string, 'pipeline' | 'run']> = [
@@ -110,21 +110,82 @@ export interface FreezeOutcome {
   replaced_archive_date: string | null;
 }
 
+/** One live table's copy into a version: its rows of the pipeline ('pipeline') or of the version's runs ('run'). */
+export interface HistoryCopy {
+  table: string;
+  scope: 'pipeline' | 'run';
+  runs: readonly string[];
+}
+
+/** Where and as of when a freeze copies: the version, and the snapshot its transaction exported. */
+export interface CopyTarget {
+  id: number;
+  archiveDate: string;
+  pipelineId: number;
+  snapshot: string;
+}
+
+/**
+ * Runs the copies into staged tables (`stageHistoryTable`), in transactions of its own that import `target.snapshot`
+ * (`withTenantAtSnapshot`), and resolves with the rows per table once every copy has committed; `tx` is the freeze's.
+ * Without one, a freeze copies in its own transaction, one table after another.
+ */
+export type CopyRunner = (tx: Tx, copies: readonly HistoryCopy[], target: CopyTarget) => Promise<Record<string, number>>;
+
+/**
+ * The copies on `lanes` connections side by side, each taking the largest table left. Every lane ends before the
+ * freeze's transaction does, a failed one included: a copy still running would outlive the snapshot it started on and
+ * commit a table that no freeze attaches (the next freeze sweeps such tables, history_drop_orphan_stages).
+ */
+export function copiesSideBySide(db: Db, accountId: string, lanes: number, hooks: { before?: (table: string) => void; after?: (table: string, ms: number) => void } = {}): CopyRunner {
+  return async (tx, copies, target) => {
+    const queue = await largestFirst(tx, copies);
+    const counts: Record<string, number> = {};
+    const lane = () => withTenantAtSnapshot(db, accountId, target.snapshot, async (ltx) => {
+      for (let c = queue.shift(); c; c = queue.shift()) {
+        hooks.before?.(c.table);
+        const t0 = performance.now();
+        counts[c.table] = await stageHistoryTable(ltx, target, c);
+        hooks.after?.(c.table, performance.now() - t0);
+      }
+    });
+    const settled = await Promise.allSettled(Array.from({ length: Math.max(1, lanes) }, lane));
+    const failed = settled.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+    if (failed) throw failed.reason;
+    return counts;
+  };
+}
+
+/** One copy into the version's staged table (migration 040): the rows copied. */
+export async function stageHistoryTable(tx: Tx, target: Omit<CopyTarget, 'snapshot'>, c: HistoryCopy): Promise<number> {
+  return Number(await tx.oneFirst(sql.unsafe`
+    SELECT history_stage(${c.table}, ${target.id}, ${target.archiveDate}::date, ${c.scope}, ${target.pipelineId}, ${sql.array([...c.runs], 'text')}::text[])`));
+}
+
+/** The live tables' sizes, largest first: the order in which side-by-side copies balance best. */
+export async function largestFirst(tx: Tx, copies: readonly HistoryCopy[]): Promise<HistoryCopy[]> {
+  const size = new Map(((await tx.any(sql.unsafe`
+    SELECT t AS table, pg_relation_size(to_regclass(quote_ident(current_schema()) || '.' || quote_ident(t)))::float8 AS bytes
+    FROM unnest(${sql.array(copies.map((c) => c.table), 'text')}::text[]) t`)) as Array<{ table: string; bytes: number | null }>).map((r) => [r.table, r.bytes ?? 0]));
+  return [...copies].sort((a, b) => (size.get(b.table) ?? 0) - (size.get(a.table) ?? 0));
+}
+
 /**
  * Freeze rules 3 and 4 in one transaction: two freezes of the same pipeline and week queue on an advisory lock; an
  * un-pinned version of the week is dropped (its date becomes `replaced_archive_date`), pinned ones stay; the live rows
- * are copied table by table (`onTable` runs between copies: the activity's heartbeat and kill check); on-hand stock is
- * snapshotted under the archive date; the KPIs and counts are stored and the version marked frozen.
+ * are copied table by table into staged tables, which this transaction attaches as the version's partitions, so the
+ * version appears whole when it commits and not at all if it fails (`onTable` runs before each copy and before the
+ * attach: the activity's heartbeat and kill check); on-hand stock is snapshotted under the archive date; the KPIs and
+ * counts are stored and the version marked frozen. With `runCopies` the copies run side by side in other transactions,
+ * on this one's snapshot; the old version's partitions are dropped only after them, as a copy needs the parent tables
+ * that the drop locks.
  */
-export async function freezeVersion(tx: Tx, r: FreezeRequest, onTable: (table: string) => void = () => {}): Promise<FreezeOutcome> {
+export async function freezeVersion(tx: Tx, r: FreezeRequest, onTable: (table: string) => void = () => {}, runCopies?: CopyRunner): Promise<FreezeOutcome> {
   await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtext(current_schema()), hashtext(${`history:${r.pipelineId}:${r.archiveDate}`}))`);
   const old = (await tx.maybeOne(sql.unsafe`
     SELECT id, to_char(archive_date, 'YYYY-MM-DD') AS archive_date FROM history_versions
     WHERE pipeline_id = ${r.pipelineId} AND archive_date = ${r.archiveDate} AND NOT pinned`)) as { id: number; archive_date: string } | null;
-  if (old) {
-    await tx.query(sql.unsafe`SELECT history_drop(${old.id})`);
-    await tx.query(sql.unsafe`DELETE FROM history_versions WHERE id = ${old.id}`);
-  }
+  if (old) await tx.query(sql.unsafe`DELETE FROM history_versions WHERE id = ${old.id}`);
   const parent = (await tx.maybeOneFirst(sql.unsafe`
     SELECT to_char(archive_date, 'YYYY-MM-DD') FROM history_versions WHERE pipeline_id = ${r.pipelineId} AND frozen
     ORDER BY snapshot_ts DESC, id DESC LIMIT 1`)) as string | null;
@@ -133,21 +194,32 @@ export async function freezeVersion(tx: Tx, r: FreezeRequest, onTable: (table: s
     VALUES (${r.pipelineId}, (SELECT forecast_scenario_id FROM scenario_pipelines WHERE id = ${r.pipelineId}), ${r.archiveDate}, ${r.createdBy}, ${r.comment},
       ${r.pin}, ${parent}, ${old?.archive_date ?? null}, ${r.jobId}, ${r.source})
     RETURNING id`)) as number;
+  // held until commit: the orphan sweep of another freeze leaves this one's staged tables alone
+  await tx.query(sql.unsafe`SELECT pg_advisory_xact_lock(hashtext(current_schema() || ':history-version'), ${id})`);
+  await tx.query(sql.unsafe`SELECT history_drop_orphan_stages()`);
   const runs = (await tx.anyFirst(sql.unsafe`SELECT run_id FROM ${versionSupplyRuns(r.pipelineId)} v`)) as readonly string[];
   const allocationRuns = runs.length
     ? ((await tx.anyFirst(sql.unsafe`
         SELECT DISTINCT ON (supply_run_id) run_id FROM allocation_runs WHERE supply_run_id = ANY(${sql.array(runs, 'text')}) AND status = 'completed'
         ORDER BY supply_run_id, started_at DESC`)) as readonly string[])
     : [];
-  const counts: Record<string, number> = {};
-  for (const [table, scope] of HISTORY_TABLES) {
-    onTable(table);
-    const ids = table.startsWith('allocation_') ? allocationRuns : runs;
-    counts[table] = Number(await tx.oneFirst(sql.unsafe`
-      SELECT history_copy(${table}, ${id}, ${r.archiveDate}::date, ${scope}, ${r.pipelineId}, ${sql.array(ids, 'text')}::text[])`));
+  const copies: HistoryCopy[] = HISTORY_TABLES.map(([table, scope]) => ({ table, scope, runs: table.startsWith('allocation_') ? allocationRuns : runs }));
+  const target = { id, archiveDate: r.archiveDate, pipelineId: r.pipelineId };
+  let counts: Record<string, number> = {};
+  if (runCopies) {
+    counts = await runCopies(tx, copies, { ...target, snapshot: (await tx.oneFirst(sql.unsafe`SELECT pg_export_snapshot()`)) as string });
+  } else {
+    for (const c of copies) {
+      onTable(c.table);
+      counts[c.table] = await stageHistoryTable(tx, target, c);
+    }
   }
+  onTable('attach');
+  if (old) await tx.query(sql.unsafe`SELECT history_drop(${old.id})`);
+  for (const c of copies) await tx.query(sql.unsafe`SELECT history_attach(${c.table}, ${id})`);
   onTable('on_hand');
   await tx.query(sql.unsafe`DELETE FROM history_on_hand WHERE archive_date = ${r.archiveDate}`);
+  counts = Object.fromEntries(copies.map((c) => [c.table, counts[c.table] ?? 0]));
   counts.on_hand = (await tx.query(sql.unsafe`
     INSERT INTO history_on_hand (archive_date, item_id, site_id, on_hand) SELECT ${r.archiveDate}, item_id, site_id, on_hand FROM item_site`)).rowCount;
   const kpis = await pipelineKpis(tx, r.pipelineId);

@@ -112,11 +112,28 @@ async function schemaFor(db: Db, accountId: string): Promise<string> {
  * scope instead, so the connection goes back to the pool; one that lost its server is still closed.
  */
 export async function withTenant<T>(db: Db, accountId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return inTenantTransaction(db, accountId, async () => undefined, fn);
+}
+
+/**
+ * As withTenant, in a REPEATABLE READ transaction that sees the database as of another transaction's exported snapshot
+ * (pg_export_snapshot(), valid while that transaction is open): work split over several connections reads one state.
+ */
+export async function withTenantAtSnapshot<T>(db: Db, accountId: string, snapshot: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return inTenantTransaction(db, accountId, async (tx) => {
+    // both must come before the transaction's first query
+    await tx.query(sql.unsafe`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`);
+    await tx.query(sql.unsafe`SET TRANSACTION SNAPSHOT ${sql.literalValue(snapshot)}`);
+  }, fn);
+}
+
+async function inTenantTransaction<T>(db: Db, accountId: string, begin: (tx: Tx) => Promise<void>, fn: (tx: Tx) => Promise<T>): Promise<T> {
   const schema = await schemaFor(db, accountId);
   const outcome = await db.connect(async (connection): Promise<{ value: T } | { error: unknown }> => {
     try {
       return {
         value: await connection.transaction(async (tx) => {
+          await begin(tx);
           await tx.query(sql.unsafe`SELECT set_config('search_path', ${`${schema}, public`}, true)`);
           return fn(tx);
         }),

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { alertFactsPage, listAlertRules, saveAlertSeriesState, upsertAlerts, type SeriesKey } from '../../db/alerts';
+import { alertFactsPage, alertItemRanges, listAlertRules, saveAlertSeriesState, upsertAlerts, type ItemRange, type SeriesKey } from '../../db/alerts';
 import { appendLog } from '../../db/jobs';
 import { getPipeline } from '../../db/pipelines';
 import { withTenant, type Db, type Tx } from '../../db/pool';
@@ -17,6 +17,8 @@ export interface AlertGenerateInput {
   pipelineId: number;
   /** only these series (unique ids): what a run of a few series changed; the other series' alerts stay as they are */
   series?: string[] | null;
+  /** only the series of these items (alertsItemRanges): one of several generations side by side */
+  items?: ItemRange | null;
 }
 
 export interface AlertGenerateResult {
@@ -28,8 +30,9 @@ export interface AlertGenerateResult {
 }
 
 /**
- * Alert generation for one pipeline in one transaction (docs/ALERTS.md): the enabled rules over every series'
- * facts, alerts upserted per (pipeline, series, metric). A retry starts over, as nothing of a failed attempt committed.
+ * Alert generation for one pipeline, or one item range of it, in one transaction (docs/ALERTS.md): the enabled rules
+ * over every series' facts, alerts upserted per (pipeline, series, metric). A retry starts over, as nothing of a failed
+ * attempt committed. Ranges are disjoint in series, so generations of different ranges never touch the same alert.
  */
 export function createAlertActivities({ db }: { db: Db }) {
   const generate = (input: AlertGenerateInput) => withTenant(db, input.accountId, async (tx: Tx): Promise<AlertGenerateResult> => {
@@ -45,9 +48,10 @@ export function createAlertActivities({ db }: { db: Db }) {
     let cleared = 0;
     let after: SeriesKey | null = null;
     const only = input.series?.length ? keysOfUniqueIds(input.series) : null;
+    const items = input.items ?? { from: null, to: null };
     for (;;) {
       checkpoint({ phase: 'page', series });
-      const facts = await alertFactsPage(tx, input.pipelineId, segmentIds, after, PAGE, only);
+      const facts = await alertFactsPage(tx, input.pipelineId, segmentIds, after, PAGE, only, items);
       if (!facts.length) break;
       const fired = evaluateAlerts(rules, facts).map((a) => ({ ...a, domain: RULES_BY_METRIC.get(a.metric_name)!.domain, badness: badness(a.value, a.comparison) }));
       const w = await upsertAlerts(tx, input.pipelineId, input.jobId, facts, fired);
@@ -57,11 +61,17 @@ export function createAlertActivities({ db }: { db: Db }) {
       cleared += w.cleared;
       after = facts[facts.length - 1];
     }
-    await appendLog(tx, input.jobId, `alerts: pipeline ${input.pipelineId}, ${rules.length} enabled rules over ${series}${only ? ` of the run's ${only.length}` : ''} series: ${alerts} alerts raised or refreshed, ${cleared} open alerts cleared`);
+    const range = items.from === null && items.to === null ? '' : ` of items ${items.from ?? 'first'} to ${items.to === null ? 'last' : `before ${items.to}`}`;
+    await appendLog(tx, input.jobId, `alerts: pipeline ${input.pipelineId}, ${rules.length} enabled rules over ${series}${only ? ` of the run's ${only.length}` : ''} series${range}: ${alerts} alerts raised or refreshed, ${cleared} open alerts cleared`);
     return { pipeline_id: input.pipelineId, series, rules: rules.length, alerts, cleared };
   });
 
   return {
+    /** Item ranges that split the series about evenly into `parts`, for as many generations side by side. */
+    async alertsItemRanges(input: { accountId: string; parts: number }): Promise<ItemRange[]> {
+      return withTenant(db, input.accountId, (tx) => alertItemRanges(tx, input.parts));
+    },
+
     async alertsGenerate(input: AlertGenerateInput): Promise<AlertGenerateResult> {
       checkpoint({ phase: 'start' });
       return generate(input);

@@ -77,6 +77,13 @@ test('a supply step raises the alerts and exception-log rows of its plan, in the
     expect.stringMatching(/^alerts: pipeline \d+, \d+ enabled rules over \d+ series/),
     `exception log: pipeline ${seed.pipelineId}, ${truth.skuSites.length} SKU-sites with issues (${truth.skuSites.length} new, 0 reopened, 0 cleared)`,
   ]));
+  // the alerts ran as two generations side by side, over two item ranges that together hold every series once
+  const lines = job.log.map((l) => l.message).filter((m) => m.startsWith('alerts: '));
+  expect(lines).toHaveLength(2);
+  expect(lines.every((m) => / series of items (first|\d+) to (last|before \d+): /.test(m))).toBe(true);
+  const seriesCount = (await q((tx) => tx.oneFirst(sql.unsafe`SELECT count(*)::int FROM series`))) as number;
+  expect(lines.map((m) => Number(/over (\d+) series/.exec(m)![1])).reduce((x, y) => x + y, 0)).toBe(seriesCount);
+  expect(lines.map((m) => Number(/: (\d+) alerts raised/.exec(m)![1])).reduce((x, y) => x + y, 0)).toBe(alerts.body.total);
 }, 240_000);
 
 test('a planner\'s decision survives the next step; a sequence refreshes once, after its last step', async () => {
