@@ -102,10 +102,31 @@ async function refreshSignals(ref: { accountId: string; jobId: string; pipelineI
 // Marking a failed allocation run deletes the rows its chunks wrote: at a million series that is more than a minute.
 const allocationCleanup = proxyActivities<activities.Activities>({ startToCloseTimeout: '30 minutes', retry: { maximumAttempts: 10, initialInterval: '1 second' } });
 
-/** A progress update that runs beside the next chunk: awaited at the end, and never an unhandled rejection meanwhile. */
-function background(pending: Promise<void>[], p: Promise<void>): void {
-  p.catch(() => undefined);
-  pending.push(p);
+/** Progress updates of a step at most: one per chunk was 200 bookkeeping activities a step at 100,000 series. */
+const PROGRESS_UPDATES = 50;
+
+/**
+ * The job's progress as chunks finish: an update every `every` chunks (all of them with fewer than PROGRESS_UPDATES
+ * chunks) and after the last. Each runs beside the next chunk (a lane that awaited it would hold its worker idle),
+ * never an unhandled rejection meanwhile; `settled` awaits them at the end.
+ */
+function progressOf(ref: { accountId: string; jobId: string }, chunks: number, total: number) {
+  // histories recorded with an update per chunk replay with one per chunk
+  const every = patched('progress-every-few-chunks') ? Math.max(1, Math.ceil(chunks / PROGRESS_UPDATES)) : 1;
+  const pending: Promise<void>[] = [];
+  let finished = 0;
+  let done = 0;
+  return {
+    chunkDone(count: number): void {
+      finished += 1;
+      done += count;
+      if (finished % every !== 0 && finished !== chunks) return;
+      const p = bookkeeping.jobProgress({ accountId: ref.accountId, jobId: ref.jobId, done, total });
+      p.catch(() => undefined);
+      pending.push(p);
+    },
+    settled: () => Promise.all(pending),
+  };
 }
 
 /**
@@ -130,18 +151,16 @@ async function pool<T>(count: number, limit: number, task: (i: number) => Promis
 async function runEtl(input: RunStepInput): Promise<StepResult> {
   const settings = await bookkeeping.stepSettings({ accountId: input.accountId, nWorkers: input.nWorkers });
   const plan = await work.etlPlan({ accountId: input.accountId, jobId: input.jobId, chunkSize: settings.chunkSize });
-  let done = 0;
-  const progress: Promise<void>[] = [];
+  const progress = progressOf(input, plan.chunks.length, plan.total);
   const results = await pool(plan.chunks.length, settings.nWorkers, async (i) => {
     const c = plan.chunks[i];
     // Chunk i clears the keys after chunk i-1's last one: together the chunks drop series that lost their demand.
     const span = { after: i > 0 ? plan.chunks[i - 1].to : null, through: i < plan.chunks.length - 1 ? c.to : null };
     const r = await work.etlChunk({ accountId: input.accountId, jobId: input.jobId, endWeek: plan.endWeek!, from: c.from, to: c.to, index: i, of: plan.chunks.length, span });
-    done += c.count;
-    background(progress, bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total }));
+    progress.chunkDone(c.count);
     return r;
   });
-  await Promise.all(progress);
+  await progress.settled();
   await work.etlFinalize({ accountId: input.accountId, jobId: input.jobId, chunks: plan.chunks.length });
   return {
     step: 'etl',
@@ -161,16 +180,14 @@ async function runSeriesStep(input: RunStepInput): Promise<StepResult> {
   };
   const plan = await work.seriesStepPlan({ ...base, chunkSize: settings.chunkSize, lanes: settings.nWorkers });
   const compute = computeActivities();
-  let done = 0;
-  const progress: Promise<void>[] = [];
+  const progress = progressOf(input, plan.chunks.length, plan.total);
   const results = await pool(plan.chunks.length, settings.nWorkers, async (i) => {
     const c = plan.chunks[i];
     const r = await compute.seriesStepChunk({ ...base, from: c.from, to: c.to, index: i, of: plan.chunks.length });
-    done += c.count;
-    background(progress, bookkeeping.jobProgress({ accountId: input.accountId, jobId: input.jobId, done, total: plan.total }));
+    progress.chunkDone(c.count);
     return r;
   });
-  await Promise.all(progress);
+  await progress.settled();
   await work.seriesStepFinalize(base);
   return {
     step: input.step,
@@ -192,16 +209,14 @@ async function runAllocation(input: RunStepInput): Promise<StepResult> {
     const settings = await bookkeeping.stepSettings({ accountId: input.accountId, nWorkers: input.nWorkers });
     const plan = await work.allocationPlan({ ...ref, pipelineId: input.pipelineId, supplyScenarioId: input.supplyScenarioId ?? null, chunkSize: settings.chunkSize });
     const compute = computeActivities();
-    let done = 0;
-    const progress: Promise<void>[] = [];
+    const progress = progressOf(ref, plan.chunks.length, plan.total);
     await pool(plan.chunks.length, settings.nWorkers, async (i) => {
       const c = plan.chunks[i];
       const r = await compute.allocationChunk({ ...ref, scope: plan.scope, range: { after: c.after, through: c.through }, index: i, of: plan.chunks.length });
-      done += c.sku_sites;
-      background(progress, bookkeeping.jobProgress({ ...ref, done, total: plan.total }));
+      progress.chunkDone(c.sku_sites);
       return r;
     });
-    await Promise.all(progress);
+    await progress.settled();
     const r = await work.allocationFinalize({ ...ref, scope: plan.scope, chunks: plan.chunks.length });
     return { step: 'allocation', series: r.groups, rows: r.rows, chunks: r.chunks };
   } catch (err) {

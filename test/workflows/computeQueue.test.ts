@@ -39,3 +39,20 @@ test('seriesStepChunk activities are scheduled on the compute queue; plan and bo
     expect(scheduled.filter(([name]) => name !== 'seriesStepChunk').every(([, q]) => q === tw.taskQueue)).toBe(true);
   }
 }, 180_000);
+
+test('a step of many chunks reports its progress every few chunks, at most 50 times, and after the last', async () => {
+  const b = await t.newTenant('progress-every');
+  const planner = await t.login(b.planner);
+  await t.call('post', '/api/config/update', { token: await t.login(b.admin), body: { path: 'pipeline.chunk_size', value: 1 } });
+  await insertWeeklyDemand(t.db, b.accountId, 104, 20);
+  const pipelineId = await createPipeline(t, planner, 'Progress');
+  for (const step of ['etl', 'outlier']) {
+    const res = await t.call('post', `/api/pipeline/run/${step}`, { token: planner, body: { pipeline_id: pipelineId } });
+    const job = await waitForJob(t, planner, res.body.job_id, isFinished, 240_000);
+    expect([step, job.status, job.result.chunks, job.progress]).toEqual([step, 'completed', 104, { done: 104, total: 104 }]);
+    const history = await tw.client.workflow.getHandle(res.body.job_id).fetchHistory();
+    const updates = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'jobProgress').length;
+    // every ceil(104 / 50) = 3 chunks: after chunks 3, 6, …, 102, then after the 104th
+    expect([step, updates]).toEqual([step, 35]);
+  }
+}, 300_000);
