@@ -3,7 +3,7 @@
  * a pipeline's live output rows into the history tables (migration 019), the registry reads and writes, and
  * retention. A freeze commits with the caller's transaction, so one that fails or is killed leaves no version behind.
  */
-import { sql, withTenantAtSnapshot, type Db, type Tx } from './pool';
+import { sql, withTenant, withTenantAtSnapshot, type Db, type Tx } from './pool';
 
 /** What a version holds, in copy order: (live table, which of its rows belong to the version). */
 export const HISTORY_TABLES: ReadonlyArray<readonly [string, 'pipeline' | 'run']> = [
@@ -126,48 +126,96 @@ export interface CopyTarget {
 }
 
 /**
- * Runs the copies into staged tables (`stageHistoryTable`), in transactions of its own that import `target.snapshot`
- * (`withTenantAtSnapshot`), and resolves with the rows per table once every copy has committed; `tx` is the freeze's.
- * Without one, a freeze copies in its own transaction, one table after another.
+ * Runs the copies into the version's staged tables (created and committed by `createStagedTables`), in transactions of
+ * its own that import `target.snapshot` (`withTenantAtSnapshot`), builds their indexes, and resolves with the rows per
+ * table once all of it has committed; `tx` is the freeze's. Without one, a freeze copies in its own transaction, one
+ * table after another.
  */
 export type CopyRunner = (tx: Tx, copies: readonly HistoryCopy[], target: CopyTarget) => Promise<Record<string, number>>;
 
+/** Part of one table's copy: the rows in its live table's blocks first … end − 1 (end null: to the last block). */
+export interface CopyPiece { copy: HistoryCopy; first: number; end: number | null; blocks: number }
+
+/** Blocks below which a table is copied in one piece: splitting it would cost more statements than it saves. */
+const MIN_PIECE_BLOCKS = 1024;
+
 /**
- * The copies on `lanes` connections side by side, each taking the largest table left. Every lane ends before the
- * freeze's transaction does, a failed one included: a copy still running would outlive the snapshot it started on and
- * commit a table that no freeze attaches (the next freeze sweeps such tables, history_drop_orphan_stages).
+ * Pieces of about equal size, largest first, so that `lanes` connections taking the next piece as they finish end
+ * together: one table held most of a version (the backtest windows), and copied whole it kept one lane busy for most
+ * of the freeze while the other had finished.
  */
-export function copiesSideBySide(db: Db, accountId: string, lanes: number, hooks: { before?: (table: string) => void; after?: (table: string, ms: number) => void } = {}): CopyRunner {
-  return async (tx, copies, target) => {
-    const queue = await largestFirst(tx, copies);
-    const counts: Record<string, number> = {};
-    const lane = () => withTenantAtSnapshot(db, accountId, target.snapshot, async (ltx) => {
-      for (let c = queue.shift(); c; c = queue.shift()) {
-        hooks.before?.(c.table);
-        const t0 = performance.now();
-        counts[c.table] = await stageHistoryTable(ltx, target, c);
-        hooks.after?.(c.table, performance.now() - t0);
-      }
-    });
+export function copyPieces(copies: readonly HistoryCopy[], blocksOf: ReadonlyMap<string, number>, lanes: number, minPieceBlocks = MIN_PIECE_BLOCKS): CopyPiece[] {
+  const total = copies.reduce((n, c) => n + (blocksOf.get(c.table) ?? 0), 0);
+  const target = Math.max(minPieceBlocks, Math.ceil(total / (Math.max(1, lanes) * 4)));
+  const pieces: CopyPiece[] = [];
+  for (const copy of copies) {
+    const blocks = blocksOf.get(copy.table) ?? 0;
+    const k = Math.max(1, Math.round(blocks / target));
+    const size = Math.ceil(blocks / k);
+    for (let i = 0; i < k; i++) pieces.push({ copy, first: i * size, end: i === k - 1 ? null : (i + 1) * size, blocks: i === k - 1 ? blocks - i * size : size });
+  }
+  return pieces.sort((x, y) => y.blocks - x.blocks);
+}
+
+/** The live tables' sizes in blocks. */
+export async function liveBlocks(tx: Tx, copies: readonly HistoryCopy[]): Promise<Map<string, number>> {
+  const rows = (await tx.any(sql.unsafe`
+    SELECT t AS table, (pg_relation_size(to_regclass(quote_ident(current_schema()) || '.' || quote_ident(t))) / current_setting('block_size')::int)::float8 AS blocks
+    FROM unnest(${sql.array(copies.map((c) => c.table), 'text')}::text[]) t`)) as Array<{ table: string; blocks: number | null }>;
+  return new Map(rows.map((r) => [r.table, r.blocks ?? 0]));
+}
+
+export async function createStagedTables(tx: Tx, copies: readonly HistoryCopy[], id: number): Promise<void> {
+  for (const c of copies) await tx.query(sql.unsafe`SELECT history_stage_create(${c.table}, ${id})`);
+}
+
+/** One piece of a copy into the version's staged table (migration 040): the rows copied. */
+export async function fillStagedTable(tx: Tx, target: Omit<CopyTarget, 'snapshot'>, p: Pick<CopyPiece, 'copy' | 'first' | 'end'>): Promise<number> {
+  return Number(await tx.oneFirst(sql.unsafe`
+    SELECT history_stage_fill(${p.copy.table}, ${target.id}, ${target.archiveDate}::date, ${p.copy.scope}, ${target.pipelineId},
+      ${sql.array([...p.copy.runs], 'text')}::text[], ${p.first}, ${p.end}::int8)`));
+}
+
+export async function indexStagedTable(tx: Tx, table: string, id: number): Promise<void> {
+  await tx.query(sql.unsafe`SELECT history_stage_index(${table}, ${id})`);
+}
+
+/**
+ * The copies on `lanes` connections side by side, each taking the largest piece left (`copyPieces`), then the staged
+ * tables' indexes the same way. Every lane ends before the freeze's transaction does, a failed one included: a copy
+ * still running would outlive the snapshot it started on. What the copies committed before a failure is no partition;
+ * the next freeze drops it (history_drop_orphan_stages).
+ */
+export function copiesSideBySide(
+  db: Db, accountId: string, lanes: number, hooks: { before?: (table: string) => void; after?: (table: string, ms: number) => void } = {},
+  minPieceBlocks = MIN_PIECE_BLOCKS,
+): CopyRunner {
+  const inLanes = async (work: (ltx: Tx) => Promise<void>, snapshot: string | null) => {
+    const lane = () => (snapshot ? withTenantAtSnapshot(db, accountId, snapshot, work) : withTenant(db, accountId, work));
     const settled = await Promise.allSettled(Array.from({ length: Math.max(1, lanes) }, lane));
     const failed = settled.find((l): l is PromiseRejectedResult => l.status === 'rejected');
     if (failed) throw failed.reason;
+  };
+  return async (tx, copies, target) => {
+    const pieces = copyPieces(copies, await liveBlocks(tx, copies), lanes, minPieceBlocks);
+    await withTenant(db, accountId, (ptx) => createStagedTables(ptx, copies, target.id));
+    const counts: Record<string, number> = Object.fromEntries(copies.map((c) => [c.table, 0]));
+    await inLanes(async (ltx) => {
+      for (let p = pieces.shift(); p; p = pieces.shift()) {
+        hooks.before?.(p.copy.table);
+        const t0 = performance.now();
+        const rows = await fillStagedTable(ltx, target, p);
+        // added after the await: `counts[t] += await …` reads the sum before another lane's piece adds to it
+        counts[p.copy.table] += rows;
+        hooks.after?.(p.copy.table, performance.now() - t0);
+      }
+    }, target.snapshot);
+    const indexes = [...copies];
+    await inLanes(async (ltx) => {
+      for (let c = indexes.shift(); c; c = indexes.shift()) await indexStagedTable(ltx, c.table, target.id);
+    }, null);
     return counts;
   };
-}
-
-/** One copy into the version's staged table (migration 040): the rows copied. */
-export async function stageHistoryTable(tx: Tx, target: Omit<CopyTarget, 'snapshot'>, c: HistoryCopy): Promise<number> {
-  return Number(await tx.oneFirst(sql.unsafe`
-    SELECT history_stage(${c.table}, ${target.id}, ${target.archiveDate}::date, ${c.scope}, ${target.pipelineId}, ${sql.array([...c.runs], 'text')}::text[])`));
-}
-
-/** The live tables' sizes, largest first: the order in which side-by-side copies balance best. */
-export async function largestFirst(tx: Tx, copies: readonly HistoryCopy[]): Promise<HistoryCopy[]> {
-  const size = new Map(((await tx.any(sql.unsafe`
-    SELECT t AS table, pg_relation_size(to_regclass(quote_ident(current_schema()) || '.' || quote_ident(t)))::float8 AS bytes
-    FROM unnest(${sql.array(copies.map((c) => c.table), 'text')}::text[]) t`)) as Array<{ table: string; bytes: number | null }>).map((r) => [r.table, r.bytes ?? 0]));
-  return [...copies].sort((a, b) => (size.get(b.table) ?? 0) - (size.get(a.table) ?? 0));
 }
 
 /**
@@ -209,9 +257,11 @@ export async function freezeVersion(tx: Tx, r: FreezeRequest, onTable: (table: s
   if (runCopies) {
     counts = await runCopies(tx, copies, { ...target, snapshot: (await tx.oneFirst(sql.unsafe`SELECT pg_export_snapshot()`)) as string });
   } else {
+    await createStagedTables(tx, copies, id);
     for (const c of copies) {
       onTable(c.table);
-      counts[c.table] = await stageHistoryTable(tx, target, c);
+      counts[c.table] = await fillStagedTable(tx, target, { copy: c, first: 0, end: null });
+      await indexStagedTable(tx, c.table, id);
     }
   }
   onTable('attach');

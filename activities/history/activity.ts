@@ -40,12 +40,13 @@ export function createHistoryActivities({ db }: { db: Db }) {
     if (!(await getPipeline(tx, input.pipelineId))) throw ApplicationFailure.nonRetryable(`freeze: pipeline ${input.pipelineId} not found`, 'NoPipeline');
     const planning = await resolvePlanningDate(tx, input.pipelineId);
     const archiveDate = mondayOf(planning.date);
-    // each copy's milliseconds, and the freeze's own spans around them, for a log line that says where a slow freeze went
-    const copyMs: Array<[string, number]> = [];
+    // each table's copy milliseconds (its pieces' sum), and the freeze's own spans around them, for a log line that
+    // says where a slow freeze went
+    const copyMs = new Map<string, number>();
     const spans: Array<[string, number]> = [];
     const runCopies = copiesSideBySide(db, input.accountId, COPY_LANES, {
       before: (table) => checkpoint({ phase: 'copy', table }),
-      after: (table, ms) => copyMs.push([table, Math.round(ms)]),
+      after: (table, ms) => copyMs.set(table, (copyMs.get(table) ?? 0) + ms),
     });
     spans.push(['copies', performance.now()]);
     const out = await freezeVersion(tx, {
@@ -59,7 +60,7 @@ export function createHistoryActivities({ db }: { db: Db }) {
     await appendLog(tx, input.jobId, `freeze: pipeline ${input.pipelineId}, planning date ${planning.date} (${planning.source}) → archive date ${archiveDate}; `
       + `${out.version.row_count_total} rows in ${Object.values(out.version.table_counts).filter((n) => n > 0).length} tables`
       + `${out.replaced_archive_date ? `; replaced the un-pinned version of ${out.replaced_archive_date}` : ''}`
-      + `; ms: ${ms.join(', ')} (on_hand with KPIs and registry); the copies on ${COPY_LANES} connections side by side, ms: ${copyMs.map(([t, n]) => `${t} ${n}`).join(', ')}`);
+      + `; ms: ${ms.join(', ')} (on_hand with KPIs and registry); the copies on ${COPY_LANES} connections side by side, ms: ${[...copyMs].map(([t, n]) => `${t} ${Math.round(n)}`).join(', ')}`);
     return { ...out, planning_date: planning.date, planning_date_source: planning.source };
   });
 

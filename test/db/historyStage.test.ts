@@ -2,7 +2,7 @@
  * The freeze's copies side by side (db/history.ts copiesSideBySide, migration 040): they read the freeze's snapshot,
  * nobody sees the version before the freeze commits, and a failed freeze leaves nothing that the next one keeps.
  */
-import { copiesSideBySide, freezeVersion, HISTORY_TABLES, type CopyRunner } from '../../db/history';
+import { copiesSideBySide, copyPieces, freezeVersion, HISTORY_TABLES, type CopyRunner, type HistoryCopy } from '../../db/history';
 import { openPool, sql, withTenant, type Db, type Tx } from '../../db/pool';
 import { seriesGridTenant } from '../support/seriesGrid';
 
@@ -72,7 +72,8 @@ test('the same week again replaces the un-pinned version; its old partitions go'
   expect(await historyRows(first.id)).toBe(0);
   expect(await historyRows(second.version.id)).toBe(120);
   const partitions = await q(async (tx) => tx.anyFirst(sql.unsafe`
-    SELECT count(*)::int FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE c.relname ~ ${`^history_.+_${first.id}$`}`));
+    SELECT count(*)::int FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+    WHERE c.relnamespace = current_schema()::regnamespace AND c.relname ~ ${`^history_.+_${first.id}$`}`));
   expect(partitions).toEqual([0]);
 });
 
@@ -81,13 +82,13 @@ test('a copy that fails fails the freeze: no version, and the copies that had co
   let failedId = 0;
   const failing: CopyRunner = async (tx, copies, target) => {
     failedId = target.id;
-    // the forecasts' copy commits; the meio one is asked for a scope that does not exist
+    // the forecasts' copy commits; the meio one's staged table too, then its fill is asked for a scope that does not exist
     await copiesSideBySide(db, accountId, 2)(tx, copies.filter((c) => c.table === 'forecast_results'), target);
     return copiesSideBySide(db, accountId, 2)(tx, [{ table: 'meio_results', scope: 'nowhere' as 'run', runs: [] }], target);
   };
-  await expect(q((tx) => freezeVersion(tx, request('2026-01-19'), () => undefined, failing))).rejects.toThrow(/history_stage: unknown scope nowhere/);
+  await expect(q((tx) => freezeVersion(tx, request('2026-01-19'), () => undefined, failing))).rejects.toThrow(/history_stage_fill: unknown scope nowhere/);
   expect(await q(async (tx) => Number(await tx.oneFirst(sql.unsafe`SELECT count(*) FROM history_versions`)))).toBe(before);
-  expect(await strayTables()).toEqual([`history_forecast_results_${failedId}`]);
+  expect(await strayTables()).toEqual([`history_forecast_results_${failedId}`, `history_meio_results_${failedId}`]);
 
   // a stray table of a freeze still in progress (its version's advisory lock held) stays; the failed one's goes
   const schema = await q(async (tx) => (await tx.oneFirst(sql.unsafe`SELECT current_schema()`)) as string);
@@ -96,7 +97,7 @@ test('a copy that fails fails the freeze: no version, and the copies that had co
     const kept = await q((tx) => freezeVersion(tx, request('2026-01-26'), () => undefined, copiesSideBySide(db, accountId, 2)));
     return { forecasts: kept.version.table_counts.forecast_results, stray: await strayTables() };
   }));
-  expect(whileHeld).toEqual({ forecasts: 120, stray: [`history_forecast_results_${failedId}`] });
+  expect(whileHeld).toEqual({ forecasts: 120, stray: [`history_forecast_results_${failedId}`, `history_meio_results_${failedId}`] });
   const next = await q((tx) => freezeVersion(tx, request('2026-02-02'), () => undefined, copiesSideBySide(db, accountId, 2)));
   expect(next.version.table_counts.forecast_results).toBe(120);
   expect(await strayTables()).toEqual([]);
@@ -107,4 +108,31 @@ test('without a runner the freeze copies in its own transaction, to the same res
   expect(out.version.table_counts).toMatchObject({ forecast_results: 120, on_hand: 0 });
   expect(await historyRows(out.version.id)).toBe(120);
   expect(await strayTables()).toEqual([]);
+});
+
+test('pieces: large tables split into block ranges of about equal size that cover every block once, largest first', () => {
+  const c = (table: string): HistoryCopy => ({ table, scope: 'pipeline', runs: [] });
+  const copies = [c('small'), c('big'), c('mid'), c('empty')];
+  const pieces = copyPieces(copies, new Map([['small', 10], ['big', 8000], ['mid', 2100], ['empty', 0]]), 2, 1000);
+  // 10,110 blocks over 2 lanes × 4 → pieces of about 1,264: big in 6, mid in 2, the others whole
+  const of = (t: string) => pieces.filter((p) => p.copy.table === t).sort((x, y) => x.first - y.first).map((p) => [p.first, p.end]);
+  expect(of('big')).toEqual([[0, 1334], [1334, 2668], [2668, 4002], [4002, 5336], [5336, 6670], [6670, null]]);
+  expect(of('mid')).toEqual([[0, 1050], [1050, null]]);
+  expect(of('small')).toEqual([[0, null]]);
+  expect(of('empty')).toEqual([[0, null]]);
+  expect(pieces.map((p) => p.blocks)).toEqual([...pieces.map((p) => p.blocks)].sort((x, y) => y - x));
+  expect(pieces.reduce((n, p) => n + p.blocks, 0)).toBe(10_110);
+});
+
+test('a table copied in block ranges side by side holds exactly the live rows', async () => {
+  const out = await q((tx) => freezeVersion(tx, request('2026-02-16'), () => undefined, copiesSideBySide(db, accountId, 2, {}, 1)));
+  expect(out.version.table_counts.forecast_results).toBe(120);
+  const rows = (sel: string) => q(async (tx) => [...((await tx.anyFirst(sql.unsafe`
+    SELECT item_id || '_' || site_id || '_' || method FROM ${sql.identifier([sel])} WHERE pipeline_id = ${pipelineId} ORDER BY 1`)) as string[])]);
+  const live = await rows('forecast_results');
+  expect(live).toHaveLength(120);
+  expect(await rows(`history_forecast_results_${out.version.id}`)).toEqual(live);
+  // the live table spans more than one block, so the copy really was split
+  const blocks = await q(async (tx) => Number(await tx.oneFirst(sql.unsafe`SELECT pg_relation_size('forecast_results') / current_setting('block_size')::int`)));
+  expect(blocks).toBeGreaterThan(1);
 });

@@ -1,44 +1,61 @@
--- A freeze copies its tables side by side (db/history.ts freezeVersion): each copy runs in a transaction of its own on
--- the freeze's exported snapshot, into a standalone table shaped like the version's partition, and the freeze's own
--- transaction attaches the tables when all are filled. A copy in the freeze's transaction alone kept one core of
--- PostgreSQL busy for two minutes at 100,000 series while the other waited. Until the attach commits, a staged table
--- is no partition: no reader of a history table sees a version that is not whole.
+-- A freeze copies its tables side by side (db/history.ts freezeVersion): each copy, a whole table or a block range of a
+-- large one, runs in a transaction of its own on the freeze's exported snapshot, into a standalone table shaped like
+-- the version's partition, and the freeze's own transaction attaches the tables when all are filled. The copies in the
+-- freeze's transaction alone kept one core of PostgreSQL busy for two minutes at 100,000 series while the other
+-- waited. Until the attach commits, a staged table is no partition: no reader of a history table sees a version that
+-- is not whole.
 
--- Fills history_<live>_<snapshot> (created here, with a CHECK on snapshot_id so that the attach need not scan it) with
--- the live rows of the scope, as history_copy does, then builds the parent's indexes over the loaded rows, which the
--- attach adopts. Returns the rows copied.
-CREATE OR REPLACE FUNCTION history_stage(live text, snapshot integer, archive date, scope text, pipeline integer, runs text[]) RETURNS bigint
+-- The staged table history_<live>_<snapshot>: the parent's columns, and a CHECK on snapshot_id so that the attach
+-- need not scan it. Created and committed before the copies, so that several of them can fill it side by side.
+CREATE OR REPLACE FUNCTION history_stage_create(live text, snapshot integer) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING GENERATED, CHECK (snapshot_id = %s))',
+    'history_' || live || '_' || snapshot, 'history_' || live, snapshot);
+END $$;
+
+-- Copies into the staged table the live rows of the scope (as history_copy does, columns matched by name) that lie in
+-- the live table's blocks first_block … end_block − 1 (end_block null: to the end). A TID range scan reads only those
+-- blocks, so a large table's copy splits into pieces that run side by side, and every row is in exactly one piece.
+-- Returns the rows copied.
+CREATE OR REPLACE FUNCTION history_stage_fill(live text, snapshot integer, archive date, scope text, pipeline integer, runs text[],
+  first_block bigint, end_block bigint) RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
   cols text;
   cond text;
   n bigint;
-  staged text := 'history_' || live || '_' || snapshot;
-  parent regclass := format('%I.%I', current_schema(), 'history_' || live)::regclass;
-  idx record;
 BEGIN
   SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
   FROM pg_attribute a
   WHERE a.attrelid = format('%I.%I', current_schema(), live)::regclass AND a.attnum > 0 AND NOT a.attisdropped
-    AND EXISTS (SELECT 1 FROM pg_attribute h WHERE h.attrelid = parent AND h.attname = a.attname AND NOT h.attisdropped);
+    AND EXISTS (SELECT 1 FROM pg_attribute h WHERE h.attrelid = format('%I.%I', current_schema(), 'history_' || live)::regclass
+      AND h.attname = a.attname AND NOT h.attisdropped);
   cond := CASE scope
     WHEN 'pipeline' THEN 'pipeline_id = $3'
     WHEN 'run' THEN 'run_id = ANY($4)'
     WHEN 'supply_run' THEN 'supply_run_id = ANY($4)'
     ELSE NULL END;
-  IF cond IS NULL THEN RAISE EXCEPTION 'history_stage: unknown scope %', scope; END IF;
-  EXECUTE format('CREATE TABLE %I (LIKE %I INCLUDING DEFAULTS INCLUDING GENERATED, CHECK (snapshot_id = %s))', staged, 'history_' || live, snapshot);
-  EXECUTE format('INSERT INTO %I (snapshot_id, archive_date, %s) SELECT $1, $2, %s FROM %I WHERE %s', staged, cols, cols, live, cond)
+  IF cond IS NULL THEN RAISE EXCEPTION 'history_stage_fill: unknown scope %', scope; END IF;
+  IF first_block > 0 THEN cond := cond || format(' AND ctid >= %L::tid', format('(%s,0)', first_block)); END IF;
+  IF end_block IS NOT NULL THEN cond := cond || format(' AND ctid < %L::tid', format('(%s,0)', end_block)); END IF;
+  EXECUTE format('INSERT INTO %I (snapshot_id, archive_date, %s) SELECT $1, $2, %s FROM %I WHERE %s',
+    'history_' || live || '_' || snapshot, cols, cols, live, cond)
     USING snapshot, archive, pipeline, runs;
   GET DIAGNOSTICS n = ROW_COUNT;
+  RETURN n;
+END $$;
+
+-- The parent's indexes on the filled staged table, built once over its rows; the attach adopts them.
+CREATE OR REPLACE FUNCTION history_stage_index(live text, snapshot integer) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE idx record;
+BEGIN
   FOR idx IN
     SELECT (SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY k.ord)
             FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, ord) JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum) AS cols
-    FROM pg_index i WHERE i.indrelid = parent
+    FROM pg_index i WHERE i.indrelid = format('%I.%I', current_schema(), 'history_' || live)::regclass
   LOOP
-    EXECUTE format('CREATE INDEX ON %I (%s)', staged, idx.cols);
+    EXECUTE format('CREATE INDEX ON %I (%s)', 'history_' || live || '_' || snapshot, idx.cols);
   END LOOP;
-  RETURN n;
 END $$;
 
 -- Makes a staged table the version's partition (in the freeze's transaction).
