@@ -255,6 +255,9 @@ export async function freezeVersion(tx: Tx, r: FreezeRequest, onTable: (table: s
   const target = { id, archiveDate: r.archiveDate, pipelineId: r.pipelineId };
   let counts: Record<string, number> = {};
   if (runCopies) {
+    // this transaction waits on its copies without a statement of its own: the pool's idle-in-transaction limit
+    // (slonik: 60 s) would end it, and with it the snapshot and the version, in the middle of a large freeze
+    await tx.query(sql.unsafe`SELECT set_config('idle_in_transaction_session_timeout', '0', true)`);
     counts = await runCopies(tx, copies, { ...target, snapshot: (await tx.oneFirst(sql.unsafe`SELECT pg_export_snapshot()`)) as string });
   } else {
     await createStagedTables(tx, copies, id);

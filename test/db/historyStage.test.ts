@@ -136,3 +136,17 @@ test('a table copied in block ranges side by side holds exactly the live rows', 
   const blocks = await q(async (tx) => Number(await tx.oneFirst(sql.unsafe`SELECT pg_relation_size('forecast_results') / current_setting('block_size')::int`)));
   expect(blocks).toBeGreaterThan(1);
 });
+
+test('the freeze\'s transaction waits on its copies longer than the pool\'s idle-in-transaction limit', async () => {
+  const slow: CopyRunner = async (tx, copies, target) => {
+    // copies that outlast the limit set below: the freeze's connection is idle in its transaction meanwhile
+    await new Promise((r) => setTimeout(r, 1500));
+    return copiesSideBySide(db, accountId, 2)(tx, copies, target);
+  };
+  const out = await q(async (tx) => {
+    await tx.query(sql.unsafe`SELECT set_config('idle_in_transaction_session_timeout', '500ms', true)`);
+    return freezeVersion(tx, request('2026-02-23'), () => undefined, slow);
+  });
+  expect(out.version.table_counts.forecast_results).toBe(120);
+  expect(await historyRows(out.version.id)).toBe(120);
+});
