@@ -272,7 +272,6 @@ export async function freezeVersion(tx: Tx, r: FreezeRequest, onTable: (table: s
   for (const c of copies) await tx.query(sql.unsafe`SELECT history_attach(${c.table}, ${id})`);
   onTable('on_hand');
   await tx.query(sql.unsafe`DELETE FROM history_on_hand WHERE archive_date = ${r.archiveDate}`);
-  counts = Object.fromEntries(copies.map((c) => [c.table, counts[c.table] ?? 0]));
   counts.on_hand = (await tx.query(sql.unsafe`
     INSERT INTO history_on_hand (archive_date, item_id, site_id, on_hand) SELECT ${r.archiveDate}, item_id, site_id, on_hand FROM item_site`)).rowCount;
   const kpis = await pipelineKpis(tx, r.pipelineId);

@@ -13,8 +13,8 @@ BEGIN
     'history_' || live || '_' || snapshot, 'history_' || live, snapshot);
 END $$;
 
--- Copies into the staged table the live rows of the scope (as history_copy does, columns matched by name) that lie in
--- the live table's blocks first_block … end_block − 1 (end_block null: to the end). A TID range scan reads only those
+-- Copies into the staged table the live rows of the scope (columns matched by name, as the history tables' columns
+-- follow the live ones through history_sync_columns) that lie in the live table's blocks first_block … end_block − 1 (end_block null: to the end). A TID range scan reads only those
 -- blocks, so a large table's copy splits into pieces that run side by side, and every row is in exactly one piece.
 -- Returns the rows copied.
 CREATE OR REPLACE FUNCTION history_stage_fill(live text, snapshot integer, archive date, scope text, pipeline integer, runs text[],
@@ -85,3 +85,7 @@ BEGIN
   END LOOP;
   RETURN n;
 END $$;
+
+-- history_copy (migration 019) copied into the parent directly, in the freeze's transaction; history_stage_fill does
+-- what it did, so it goes rather than stay as a second copy of the same column and scope rules.
+DROP FUNCTION IF EXISTS history_copy(text, integer, date, text, integer, text[]);
