@@ -40,6 +40,7 @@ import { seedDemoMaintenance } from '../scripts/demoData/maintenance';
 import { ensureDemoPipeline } from '../scripts/demoData/seed';
 import { optionValue, positiveInt } from './lib/args';
 import { addPlanner, login, startApi, stopChild } from './lib/apiLoad';
+import { describeGauge, measureHostGauge, type HostGauge } from './lib/hostGauge';
 import { describeMachine, type Machine } from './lib/machine';
 import { descendants, machineBusySeconds, memStatus, mib, treeCpuSeconds } from './lib/proc';
 import { fixed, int, markdownTable, replaceBlock, secs, textTable } from './lib/report';
@@ -226,6 +227,8 @@ interface CycleResult {
   otherCpuShare: number;
   failed: string | null;
   machine: Machine;
+  /** the host gauge before the cycle and after it (absent before 2026-11-29 evening): how fast the machine was */
+  gauge?: { start: HostGauge; end: HostGauge };
 }
 
 class Api {
@@ -303,6 +306,9 @@ async function runCycle(args: Args, series: number, nWorkers: number): Promise<C
     const client = new Api(url, await login(url, email, password, accountId));
     log(`API pid ${api.pid}, workers ${workers.map((w) => w.pid).join(', ')}, PostgreSQL ${stack.pgPid}`);
 
+    // before the sampler starts, so the gauge's CPU is in no step
+    const gaugeStart = await measureHostGauge(stack.db);
+    log(`host gauge: ${describeGauge(gaugeStart)}`);
     sampler = new Sampler({ workers, api, stack, schema: tenantSchemaName(accountId) });
     sampler.start();
     const loadStart = os.loadavg();
@@ -371,6 +377,8 @@ async function runCycle(args: Args, series: number, nWorkers: number): Promise<C
     const cycleEnd = Date.now();
     await sampler.stop();
     const loadEnd = os.loadavg();
+    const gaugeEnd = await measureHostGauge(stack.db);
+    log(`host gauge: ${describeGauge(gaugeEnd)}`);
 
     const s = sampler;
     const rows: StepRow[] = steps.map((st) => {
@@ -396,6 +404,7 @@ async function runCycle(args: Args, series: number, nWorkers: number): Promise<C
     return {
       series, workers: nWorkers, shape, staged, seriesMade, allocation, steps: rows, cycleSeconds: (cycleEnd - cycleStart) / 1000,
       loadAvg: { start: loadStart, end: loadEnd }, otherCpuShare: Math.max(0, machineCpu - ourCpu) / Math.max(1, machineCpu), failed, machine,
+      gauge: { start: gaugeStart, end: gaugeEnd },
     };
   } finally {
     if (sampler) await sampler.stop().catch(() => undefined);
@@ -422,7 +431,8 @@ function cycleTitle(c: CycleResult): string {
   const mins = c.cycleSeconds / 60;
   return `**${int(c.series)} series, ${c.workers} worker process${c.workers > 1 ? 'es' : ''}** (${c.machine.date}): whole cycle (import → freeze) ${fixed(mins, 1)} min${c.failed ? ` — **${c.failed}**` : ''}; `
     + `load average ${c.loadAvg.start.map((x) => fixed(x, 2)).join(' ')} at the start, ${c.loadAvg.end.map((x) => fixed(x, 2)).join(' ')} at the end; `
-    + `other processes used ${fixed(c.otherCpuShare * 100, 0)} % of the machine's busy CPU during the cycle.`;
+    + `other processes used ${fixed(c.otherCpuShare * 100, 0)} % of the machine's busy CPU during the cycle`
+    + (c.gauge ? `; host gauge (bench/lib/hostGauge.ts, lower is faster) ${describeGauge(c.gauge.start)} before, ${describeGauge(c.gauge.end)} after.` : '.');
 }
 
 /**
@@ -471,6 +481,7 @@ function comparisons(results: CycleResult[]): string {
     ]);
     rows.push(['whole cycle (wall)', ...runs.map((r) => `${fixed(r.cycleSeconds / 60, 1)} min`)]);
     rows.push(["other processes' share of the busy CPU", ...runs.map((r) => `${fixed(r.otherCpuShare * 100, 0)} %`)]);
+    if (runs.some((r) => r.gauge)) rows.push(['host gauge before / after, Node ms (lower is faster)', ...runs.map((r) => (r.gauge ? `${fixed(r.gauge.start.node_ms, 0)} / ${fixed(r.gauge.end.node_ms, 0)}` : '–'))]);
     const [series, workers] = setup.split('/').map(Number);
     out.push(`The ${int(series!)}-series cycles with ${workers} worker process${workers! > 1 ? 'es' : ''} side by side, per step wall seconds / CPU seconds of the workers, PostgreSQL, the API and Temporal:\n\n`
       + markdownTable(['stage / step', ...runs.map((r) => r.machine.date)], rows, ['l', ...runs.map(() => 'r' as const)]));
