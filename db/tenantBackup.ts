@@ -86,7 +86,7 @@ export async function backupTenant(db: Db, databaseUrl: string, accountId: strin
       WHERE n.nspname = ${schema} AND c.relkind = 'r'
         -- a freeze's staged copy that is no partition belongs to no version: a freeze in progress, or one that failed
         -- (the next freeze drops it; migration 040)
-        AND NOT (NOT c.relispartition AND c.relname ~ '^history_[a-z0-9_]+_[0-9]+$')`);
+        AND (c.relispartition OR c.relname !~ '^history_[a-z0-9_]+_[0-9]+$')`);
     const edges = await run<{ child: string; parent: string }>(client, sql.unsafe`
       SELECT c.relname AS child, p.relname AS parent
       FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class p ON p.oid = k.confrelid

@@ -5,6 +5,7 @@
  * query in PostgreSQL), so a change in the gauge is the host, whatever the commit. Lower is faster.
  */
 import { createRng } from '../../domain/inventory/random';
+import { median } from '../../domain/outlier/detect';
 import { sql, type Db } from '../../db/pool';
 
 export interface HostGauge {
@@ -17,11 +18,6 @@ export interface HostGauge {
 const REPEATS = 5;
 const MATRIX = 120;
 const SORTED = 150_000;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
 
 /**
  * One round of the Node work: products of seeded matrices (floating point, cache-bound) and a sort of seeded numbers
@@ -57,27 +53,20 @@ export async function pgWork(db: Db): Promise<number> {
   return Number(await db.oneFirst(PG_WORK));
 }
 
-function timed(fn: () => unknown): number {
-  const t0 = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - t0) / 1e6;
+/** Median milliseconds of `repeats` rounds of `work`, after one round that warms up and is not counted. */
+async function medianMs(work: () => unknown, repeats: number): Promise<number> {
+  await work();
+  const ms: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const t0 = process.hrtime.bigint();
+    await work();
+    ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  return median(ms);
 }
 
-/** Times the work `repeats` times each (the first round of each warms up and is not counted) and keeps the medians. */
 export async function measureHostGauge(db: Db | null, repeats = REPEATS): Promise<HostGauge> {
-  nodeWork();
-  const node = Array.from({ length: repeats }, () => timed(() => nodeWork()));
-  let pg: number[] | null = null;
-  if (db) {
-    await pgWork(db);
-    pg = [];
-    for (let i = 0; i < repeats; i++) {
-      const t0 = process.hrtime.bigint();
-      await pgWork(db);
-      pg.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  }
-  return { node_ms: median(node), pg_ms: pg ? median(pg) : null };
+  return { node_ms: await medianMs(() => nodeWork(), repeats), pg_ms: db ? await medianMs(() => pgWork(db), repeats) : null };
 }
 
 /** "Node 412 ms, PostgreSQL 288 ms" */
