@@ -5,6 +5,7 @@
  */
 import type { ForecastFacts, Issue, IoFacts } from '../domain/exceptions/rules';
 import { combineSeriesIssues, type IssueCounts, type SeriesIssues, type SeriesKey } from '../domain/exceptions/series';
+import { inKeyRange, rangesCutAt, type KeyRange } from '../domain/series/keys';
 import { sql, type Tx } from './pool';
 import { tenantPreparedQuery } from './preparedReads';
 import { keysIn } from './seriesSteps';
@@ -12,6 +13,7 @@ import type { Fragment } from './segments';
 import { filterSql, type SeriesFilter } from './series';
 
 export type { SeriesKey } from '../domain/exceptions/series';
+export type { KeyRange } from '../domain/series/keys';
 
 /**
  * Which series a read covers: every series of the pipeline (omitted), one series (`key`, read through the tables'
@@ -22,14 +24,24 @@ export interface SeriesSelection {
   key?: SeriesKey;
   /** these series only (a run of a few series refreshes only theirs) */
   keys?: readonly SeriesKey[];
+  /** the series from `from` (inclusive) to `to` (exclusive) in key order; a null end is open */
+  range?: KeyRange;
   filter?: SeriesFilter;
+}
+
+/** `alias`'s key within the range, with the bounds on item_id alone too, so the keys' index narrows on its first column. */
+function inRangeCond(a: ReturnType<typeof sql.identifier>, r: KeyRange): Fragment {
+  const from = r.from ? sql.fragment`(${a}.item_id, ${a}.site_id) >= (${r.from.item_id}, ${r.from.site_id}) AND ${a}.item_id >= ${r.from.item_id}` : sql.fragment`TRUE`;
+  const to = r.to ? sql.fragment`(${a}.item_id, ${a}.site_id) < (${r.to.item_id}, ${r.to.site_id}) AND ${a}.item_id <= ${r.to.item_id}` : sql.fragment`TRUE`;
+  return sql.fragment`${from} AND ${to}`;
 }
 
 /** `alias.item_id, alias.site_id` is the selection's series (key part only). */
 function keyCond(alias: string, sel: SeriesSelection | undefined): Fragment {
   const a = sql.identifier([alias]);
   const one = sel?.key ? sql.fragment`${a}.item_id = ${sel.key.item_id} AND ${a}.site_id = ${sel.key.site_id}` : sql.fragment`TRUE`;
-  return sel?.keys ? sql.fragment`${one} AND ${keysIn(sel.keys, alias)}` : one;
+  const some = sel?.keys ? sql.fragment`${one} AND ${keysIn(sel.keys, alias)}` : one;
+  return sel?.range ? sql.fragment`${some} AND ${inRangeCond(a, sel.range)}` : some;
 }
 
 /** The whole selection as a condition on `alias`: its key and its list filter. */
@@ -116,11 +128,74 @@ export interface RefreshResult {
  * null); POST /api/supply/sync-alerts is this with the supply kind alone, the log's generation passes every kind in
  * `fresh` (seriesIssues) and no run. The planner's status is kept: a
  * resolved row opens again only when an issue appears that it did not have (same type, code, week and order), a snoozed
- * row stays snoozed until its date and opens after it, a row left without issues is resolved.
+ * row stays snoozed until its date and opens after it, a row left without issues is resolved. Without a selection of
+ * keys it goes key range by key range (`chunkSeries` SKU-sites each) in the caller's transaction.
  */
 export async function refreshExceptionLog(
-  tx: Tx, pipelineId: number, fresh: Array<SeriesKey & { issues: Issue[] }>, supplyRunId: string | null,
-  kinds: readonly string[] = ['forecast', 'io', 'supply'], sel?: SeriesSelection,
+  tx: Tx, pipelineId: number, fresh: ReadonlyArray<SeriesKey & { issues: Issue[] }>, supplyRunId: string | null,
+  kinds: readonly string[] = ['forecast', 'io', 'supply'], sel?: SeriesSelection, chunkSeries = REFRESH_CHUNK_SERIES,
+): Promise<RefreshResult> {
+  if (sel?.key || sel?.keys || sel?.range) return refreshSelection(tx, pipelineId, fresh, supplyRunId, kinds, sel);
+  let total = NOTHING_REFRESHED;
+  for (const range of await seriesKeyRanges(tx, chunkSeries)) {
+    const part = fresh.filter((f) => inKeyRange(f, range));
+    total = addRefreshes(total, await refreshSelection(tx, pipelineId, part, supplyRunId, kinds, { ...sel, range }));
+  }
+  return total;
+}
+
+/**
+ * Series per statement of a whole-pipeline refresh. One statement over 100,000 series (a JSON parameter of every
+ * series' issues, aggregated and joined in one go) grew a PostgreSQL backend to 0.8-0.95 GiB in bench:week; a few
+ * thousand keep each statement's parameter and aggregates to a few MB whatever the pipeline's size.
+ */
+export const REFRESH_CHUNK_SERIES = 5000;
+
+const NOTHING_REFRESHED: RefreshResult = { sku_sites_with_issues: 0, created: 0, updated: 0, reopened: 0, cleared: 0 };
+
+const addRefreshes = (a: RefreshResult, b: RefreshResult): RefreshResult => ({
+  sku_sites_with_issues: a.sku_sites_with_issues + b.sku_sites_with_issues, created: a.created + b.created,
+  updated: a.updated + b.updated, reopened: a.reopened + b.reopened, cleared: a.cleared + b.cleared,
+});
+
+/**
+ * Key ranges that together cover every key, each holding at most `size` of the tenant's SKU-sites (its series and its
+ * item-site rows: supply issues can be on an item-site without demand history).
+ */
+export async function seriesKeyRanges(tx: Tx, size: number): Promise<KeyRange[]> {
+  const cuts = (await tx.any(sql.unsafe`
+    SELECT item_id, site_id FROM (
+      SELECT item_id, site_id, row_number() OVER (ORDER BY item_id, site_id) AS n
+      FROM (SELECT item_id, site_id FROM series UNION SELECT item_id, site_id FROM item_site) k
+    ) s WHERE n > 1 AND (n - 1) % ${size} = 0 ORDER BY item_id, site_id`)) as unknown as SeriesKey[];
+  return rangesCutAt(cuts);
+}
+
+/**
+ * The exception log's generation over the pipeline (or the selection): the issues of each key range and the refresh
+ * of its rows, range after range in the caller's transaction, so neither this process nor a PostgreSQL backend ever
+ * holds the whole pipeline's issues. `onRange` hears of each range done.
+ */
+export async function generateExceptionLog(
+  tx: Tx, pipelineId: number, supplyRunId: string | null, sel?: SeriesSelection,
+  opts: { chunkSeries?: number; onRange?: (done: number, total: number) => void } = {},
+): Promise<{ result: RefreshResult; counts: IssueCounts }> {
+  const parts = sel ? [sel] : (await seriesKeyRanges(tx, opts.chunkSeries ?? REFRESH_CHUNK_SERIES)).map((range) => ({ range }));
+  let result = NOTHING_REFRESHED;
+  const counts: IssueCounts = { forecast: 0, io: 0, supply: 0 };
+  for (const [i, part] of parts.entries()) {
+    const issues = await seriesIssues(tx, pipelineId, supplyRunId, part);
+    for (const k of ['forecast', 'io', 'supply'] as const) counts[k] += issues.counts[k];
+    // every kind is in `series` already, so the refresh reads no supply run of its own
+    result = addRefreshes(result, await refreshSelection(tx, pipelineId, issues.series, null, ['forecast', 'io', 'supply'], part));
+    opts.onRange?.(i + 1, parts.length);
+  }
+  return { result, counts };
+}
+
+async function refreshSelection(
+  tx: Tx, pipelineId: number, fresh: ReadonlyArray<SeriesKey & { issues: Issue[] }>, supplyRunId: string | null,
+  kinds: readonly string[], sel?: SeriesSelection,
 ): Promise<RefreshResult> {
   const payload = JSON.stringify(fresh.filter((f) => f.issues.length));
   const owned = sql.array(kinds, 'text');

@@ -5,7 +5,7 @@
  */
 import { sql, type Tx } from './pool';
 import { allEdges } from './supersession';
-import { planForecastTransfer, type StoredBand } from '../domain/supersession/forecastTransfer';
+import { planForecastTransfer, transferBatches, type StoredBand } from '../domain/supersession/forecastTransfer';
 
 interface StoredRow extends StoredBand {
   scenario_id: number | null;
@@ -35,11 +35,19 @@ async function ensureSeries(tx: Tx, keys: ReadonlyArray<{ item_id: number; site_
 const floats = (col: string) => sql.fragment`ARRAY(SELECT e::float8 FROM jsonb_array_elements_text(${sql.identifier(['r', col])}) WITH ORDINALITY AS t(e, i) ORDER BY i)`;
 
 /**
- * Upserts whole rows. The rows touched are the items on edges times their methods (few), so one JSON parameter is
- * enough; the forecast step's bulk path (db/floatColumns.ts) is for hundreds of thousands of arrays.
+ * Items planned together, and rows per upsert statement. The rows an edge touches are its two items at every site
+ * times their methods: 51 edges over 60 sites were 49,000 rows at 100,000 series, and one JSON parameter of them all
+ * (three bands and the mark's own three) grew a PostgreSQL backend to 0.8 GiB in bench:week. Batches of a few items and
+ * pages of rows keep the process and the backend at a few MB whatever the number of edges.
  */
-async function upsertRows(tx: Tx, pipelineId: number, rows: readonly StoredRow[], jobId: string): Promise<void> {
-  if (!rows.length) return;
+export const SUPERSESSION_BOUNDS = { batchItems: 16, pageRows: 1000 };
+
+/** Upserts whole rows, `pageRows` per statement; the forecast step's bulk path (db/floatColumns.ts) is for hundreds of thousands of arrays. */
+async function upsertRows(tx: Tx, pipelineId: number, rows: readonly StoredRow[], jobId: string, pageRows: number): Promise<void> {
+  for (let at = 0; at < rows.length; at += pageRows) await upsertPage(tx, pipelineId, rows.slice(at, at + pageRows), jobId);
+}
+
+async function upsertPage(tx: Tx, pipelineId: number, rows: readonly StoredRow[], jobId: string): Promise<void> {
   const payload = JSON.stringify(rows.map((r) => ({
     item_id: r.item_id, site_id: r.site_id, method: r.method, scenario_id: r.scenario_id, start_week: r.start_week,
     yhat: r.yhat, yhat_lower: r.yhat_lower, yhat_upper: r.yhat_upper, level: r.level, params: r.params,
@@ -76,18 +84,21 @@ export interface ForecastSupersession {
  * force in it). Reads every edge, so an unreadable table fails the step (rule 7). Idempotent: a second call writes
  * nothing.
  */
-export async function supersedeForecasts(tx: Tx, pipelineId: number, jobId: string): Promise<ForecastSupersession> {
+export async function supersedeForecasts(tx: Tx, pipelineId: number, jobId: string, bounds = SUPERSESSION_BOUNDS): Promise<ForecastSupersession> {
   const edges = await allEdges(tx);
   // with no edge, rows may still carry a mark from an edge since deleted: those items are found by the key
-  const items = new Set(edges.flatMap((e) => [e.from_item_id, e.to_item_id]));
   const marked = (await tx.anyFirst(sql.unsafe`
     SELECT DISTINCT item_id FROM forecast_results WHERE pipeline_id = ${pipelineId} AND params ? 'supersession'`)) as readonly number[];
-  for (const i of marked) items.add(i);
-  if (!items.size) return { edges: 0, movedSeries: 0, written: 0, removed: 0 };
-  const rows = await forecastRowsOfItems(tx, pipelineId, [...items]);
-  const plan = planForecastTransfer(rows, edges);
-  await ensureSeries(tx, plan.write.filter((r) => (r.params.supersession as { created?: boolean } | undefined)?.created));
-  await upsertRows(tx, pipelineId, plan.write, jobId);
-  await deleteRows(tx, pipelineId, plan.remove);
-  return { edges: edges.length, movedSeries: plan.movedSeries, written: plan.write.length, removed: plan.remove.length };
+  const done: ForecastSupersession = { edges: edges.length, movedSeries: 0, written: 0, removed: 0 };
+  // a batch's items share no edge with another batch's, so each is planned on its own rows and edges
+  for (const batch of transferBatches(edges, marked, bounds.batchItems)) {
+    const plan = planForecastTransfer(await forecastRowsOfItems(tx, pipelineId, batch.items), batch.edges);
+    await ensureSeries(tx, plan.write.filter((r) => (r.params.supersession as { created?: boolean } | undefined)?.created));
+    await upsertRows(tx, pipelineId, plan.write, jobId, bounds.pageRows);
+    await deleteRows(tx, pipelineId, plan.remove);
+    done.movedSeries += plan.movedSeries;
+    done.written += plan.write.length;
+    done.removed += plan.remove.length;
+  }
+  return done;
 }

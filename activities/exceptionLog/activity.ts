@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { refreshExceptionLog, seriesIssues, type RefreshResult } from '../../db/exceptionLog';
+import { generateExceptionLog, type RefreshResult } from '../../db/exceptionLog';
 import { getPipeline } from '../../db/pipelines';
 import { withTenant, type Db } from '../../db/pool';
 import { latestSupplyRun } from '../../db/supplyReads';
@@ -36,11 +36,10 @@ export function createExceptionLogActivities({ db }: { db: Db }) {
       const scenarioId = await defaultSupplyScenarioId(tx);
       const run = scenarioId === null ? null : await latestSupplyRun(tx, input.pipelineId, scenarioId);
       const sel = input.series?.length ? { keys: keysOfUniqueIds(input.series) } : undefined;
-      const { series, counts } = await seriesIssues(tx, input.pipelineId, run?.run_id ?? null, sel);
-      checkpoint({ phase: 'write' });
-      // every kind is in `series` already, so the refresh reads no supply run of its own
-      const r = await refreshExceptionLog(tx, input.pipelineId, series, null, undefined, sel);
-      return { pipeline_id: input.pipelineId, supply_run_id: run?.run_id ?? null, forecast_issues: counts.forecast, io_issues: counts.io, ...r };
+      const { result, counts } = await generateExceptionLog(tx, input.pipelineId, run?.run_id ?? null, sel, {
+        onRange: (done, total) => checkpoint({ phase: 'ranges', done, total }),
+      });
+      return { pipeline_id: input.pipelineId, supply_run_id: run?.run_id ?? null, forecast_issues: counts.forecast, io_issues: counts.io, ...result };
     }),
   };
 }

@@ -227,3 +227,50 @@ export function planForecastTransfer<T extends StoredBand>(stored: readonly T[],
   });
   return { write, remove, movedSeries: moved.size };
 }
+
+/**
+ * The items of `edges` and `alsoItems` in batches a transfer can plan one at a time: an edge moves demand only between
+ * its two items, so a connected component of the edges (a chain, a split) is planned whole and never shares an item
+ * with another. Components are packed, in order of their smallest item, into batches of at most `maxItems` items; a
+ * component larger than that is a batch of its own. Each batch carries its components' edges.
+ */
+export function transferBatches<E extends TransferEdge>(
+  edges: readonly E[], alsoItems: Iterable<number>, maxItems: number,
+): Array<{ items: number[]; edges: E[] }> {
+  const parent = new Map<number, number>();
+  const root = (i: number): number => {
+    let r = i;
+    while (parent.get(r) !== r) r = parent.get(r)!;
+    for (let x = i; x !== r;) { const next = parent.get(x)!; parent.set(x, r); x = next; }
+    return r;
+  };
+  const add = (i: number) => { if (!parent.has(i)) parent.set(i, i); };
+  for (const e of edges) {
+    add(e.from_item_id);
+    add(e.to_item_id);
+    const a = root(e.from_item_id);
+    const b = root(e.to_item_id);
+    if (a !== b) parent.set(Math.max(a, b), Math.min(a, b));
+  }
+  for (const i of alsoItems) add(i);
+  const components = new Map<number, { items: number[]; edges: E[] }>();
+  for (const i of [...parent.keys()].sort((x, y) => x - y)) {
+    const r = root(i);
+    const c = components.get(r) ?? { items: [], edges: [] };
+    c.items.push(i);
+    components.set(r, c);
+  }
+  for (const e of edges) components.get(root(e.from_item_id))!.edges.push(e);
+  const batches: Array<{ items: number[]; edges: E[] }> = [];
+  let open: { items: number[]; edges: E[] } | null = null;
+  for (const c of components.values()) {
+    if (open && open.items.length + c.items.length <= maxItems) {
+      open.items.push(...c.items);
+      open.edges.push(...c.edges);
+    } else {
+      open = { items: [...c.items], edges: [...c.edges] };
+      batches.push(open);
+    }
+  }
+  return batches;
+}

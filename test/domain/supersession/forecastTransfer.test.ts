@@ -1,4 +1,4 @@
-import { planForecastTransfer, transferForecasts, type ForecastBand, type StoredBand, type TransferEdge } from '../../../domain/supersession/forecastTransfer';
+import { planForecastTransfer, transferBatches, transferForecasts, type ForecastBand, type StoredBand, type TransferEdge } from '../../../domain/supersession/forecastTransfer';
 
 const W0 = '2026-01-05';
 const band = (item_id: number, site_id: number, yhat: number[], method = 'ses', start_week = W0): ForecastBand => ({
@@ -102,5 +102,46 @@ describe('planForecastTransfer: idempotent on stored rows', () => {
     const plan = planForecastTransfer(after, []);
     expect(plan.remove).toEqual([{ item_id: 2, site_id: 1, method: 'ses' }]);
     expect(apply(after, plan)).toEqual([stored(band(1, 1, [3, 4]))]);
+  });
+});
+
+describe('transferBatches: the items planned together', () => {
+  test('components stay whole, are packed in order of their smallest item, and a large one is a batch of its own', () => {
+    // components {1,2,3} (a chain), {4,9} (a split's two sides share item 4), {5}, {6,7,8,10} (chain 10 → 6 → 7, 8 → 7)
+    const edges = [edge(1, 1, 2), edge(2, 2, 3), edge(3, 4, 9), edge(4, 10, 6), edge(5, 6, 7), edge(6, 8, 7)];
+    const batches = transferBatches(edges, [5, 9], 3);
+    expect(batches.map((b) => b.items)).toEqual([[1, 2, 3], [4, 9, 5], [6, 7, 8, 10]]);
+    expect(batches.map((b) => b.edges.map((e) => e.id))).toEqual([[1, 2], [3], [4, 5, 6]]);
+    expect(transferBatches(edges, [], 100).map((b) => b.items)).toEqual([[1, 2, 3, 4, 9, 6, 7, 8, 10]]);
+    expect(transferBatches([], [], 5)).toEqual([]);
+    expect(transferBatches([], [7, 3, 7], 1).map((b) => b.items)).toEqual([[3], [7]]);
+  });
+
+  test('planning batch by batch writes and removes exactly what one plan over every row does', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let round = 0; round < 20; round++) {
+      const items = 12;
+      const edges: TransferEdge[] = [];
+      for (let id = 1; id <= 7; id++) {
+        const from = 1 + Math.floor(rnd() * items);
+        const to = 1 + Math.floor(rnd() * items);
+        // forward only, so no cycle: the edge import refuses cycles before a transfer ever sees them
+        if (from < to) edges.push(edge(id, from, to, { demand_factor: rnd() < 0.3 ? 0.5 : 1, site_id: rnd() < 0.3 ? 2 : null }));
+      }
+      const rows: Array<StoredBand & { level: number }> = [];
+      for (let i = 1; i <= items; i++) {
+        for (const site of [1, 2]) {
+          if (rnd() < 0.8) rows.push({ ...band(i, site, [1, 2, 3].map(() => Math.round(rnd() * 50))), params: {}, level: 0.9 });
+        }
+      }
+      const whole = planForecastTransfer(rows, edges);
+      const batched = transferBatches(edges, [], 2).map((b) => planForecastTransfer(rows.filter((r) => b.items.includes(r.item_id)), b.edges));
+      const key = (r: { item_id: number; site_id: number; method: string }) => `${r.item_id}_${r.site_id}_${r.method}`;
+      const byKey = <T extends { item_id: number; site_id: number; method: string }>(xs: T[]) => [...xs].sort((a, b) => key(a).localeCompare(key(b)));
+      expect(byKey(batched.flatMap((p) => p.write))).toEqual(byKey(whole.write));
+      expect(byKey(batched.flatMap((p) => p.remove))).toEqual(byKey(whole.remove));
+      expect(batched.reduce((n, p) => n + p.movedSeries, 0)).toBe(whole.movedSeries);
+    }
   });
 });
