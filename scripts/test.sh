@@ -7,6 +7,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/ensure-deps.sh
 echo "==> Temporal CLI: $(node --import tsx temporal/devServer.ts --install-only)"
 bash scripts/ensure-chromium.sh
+# How fast the machine is (bench/lib/hostGauge.ts: fixed Node work that uses none of our code, lower is faster): this
+# machine's speed drifts by up to 1.8x from hour to hour, so a run's time says little without it (docs/TESTING.md).
+# Taken before the background checks start and after they end, so nothing of ours runs beside it.
+gauge() { node --import tsx bench/lib/hostGauge.ts 2>/dev/null || echo "not measured"; }
+echo "==> host gauge before the suites: $(gauge)"
 # The type check and the layer check need no database: they run while jest's first suites wait on PostgreSQL and
 # Temporal, and their verdict is read at the end.
 checks=$(mktemp -d)
@@ -32,6 +37,7 @@ jest_rc=$?
 echo "==> suite times: $results (npm run test:timings -- $results)"
 wait
 set -e
+echo "==> host gauge after the suites: $(gauge)"
 echo "==> layer check (dependency-cruiser, .dependency-cruiser.cjs)"
 cat "$checks/layers"
 echo "==> type check"

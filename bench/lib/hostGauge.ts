@@ -74,3 +74,9 @@ export function describeGauge(g: HostGauge | undefined): string {
   if (!g) return 'not measured';
   return `Node ${g.node_ms.toFixed(0)} ms, PostgreSQL ${g.pg_ms === null ? '—' : `${g.pg_ms.toFixed(0)} ms`}`;
 }
+
+// `node --import tsx bench/lib/hostGauge.ts`: the Node part alone, for a log that has to say how fast the machine was
+// when it ran (scripts/test.sh prints it before and after the suites)
+if (require.main === module) {
+  measureHostGauge(null).then((g) => process.stdout.write(`Node ${g.node_ms.toFixed(0)} ms\n`));
+}

@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describeGauge, measureHostGauge, nodeWork, pgWork } from '../../bench/lib/hostGauge';
 import { openPool, type Db } from '../../db/pool';
 
@@ -31,4 +34,17 @@ describe('host gauge (bench/lib/hostGauge.ts)', () => {
     expect(describeGauge(nodeOnly)).toMatch(/^Node \d+ ms, PostgreSQL —$/);
     expect(describeGauge(undefined)).toBe('not measured');
   });
+
+  test('run as a script it prints the Node part alone, as the test command logs it before and after the suites', () => {
+    const root = path.join(__dirname, '../..');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'bench/lib/hostGauge.ts'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    expect([run.status, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toMatch(/^Node \d+ ms\n$/);
+    expect(Number(/\d+/.exec(run.stdout)![0])).toBeGreaterThan(0);
+    // scripts/test.sh calls it by this path, before and after the suites
+    const testScript = fs.readFileSync(path.join(root, 'scripts/test.sh'), 'utf8');
+    expect(testScript).toContain('node --import tsx bench/lib/hostGauge.ts');
+    expect(testScript.match(/host gauge (before|after) the suites/g)).toEqual(['host gauge before the suites', 'host gauge after the suites']);
+  });
 });
+
