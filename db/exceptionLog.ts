@@ -133,16 +133,18 @@ export interface RefreshResult {
  */
 export async function refreshExceptionLog(
   tx: Tx, pipelineId: number, fresh: ReadonlyArray<SeriesKey & { issues: Issue[] }>, supplyRunId: string | null,
-  kinds: readonly string[] = ['forecast', 'io', 'supply'], sel?: SeriesSelection, chunkSeries = REFRESH_CHUNK_SERIES,
+  kinds: readonly string[] = LOG_KINDS, sel?: SeriesSelection, chunkSeries = REFRESH_CHUNK_SERIES,
 ): Promise<RefreshResult> {
-  if (sel?.key || sel?.keys || sel?.range) return refreshSelection(tx, pipelineId, fresh, supplyRunId, kinds, sel);
   let total = NOTHING_REFRESHED;
-  for (const range of await seriesKeyRanges(tx, chunkSeries)) {
-    const part = fresh.filter((f) => inKeyRange(f, range));
-    total = addRefreshes(total, await refreshSelection(tx, pipelineId, part, supplyRunId, kinds, { ...sel, range }));
+  for (const part of await selectionParts(tx, sel, chunkSeries)) {
+    const own = part.range ? fresh.filter((f) => inKeyRange(f, part.range!)) : fresh;
+    total = addRefreshes(total, await refreshSelection(tx, pipelineId, own, supplyRunId, kinds, part));
   }
   return total;
 }
+
+/** The kinds of issue the log's generation owns; the service backtest's `service` is refreshed on its own. */
+const LOG_KINDS = ['forecast', 'io', 'supply'] as const;
 
 /**
  * Series per statement of a whole-pipeline refresh. One statement over 100,000 series (a JSON parameter of every
@@ -180,17 +182,23 @@ export async function generateExceptionLog(
   tx: Tx, pipelineId: number, supplyRunId: string | null, sel?: SeriesSelection,
   opts: { chunkSeries?: number; onRange?: (done: number, total: number) => void } = {},
 ): Promise<{ result: RefreshResult; counts: IssueCounts }> {
-  const parts = sel ? [sel] : (await seriesKeyRanges(tx, opts.chunkSeries ?? REFRESH_CHUNK_SERIES)).map((range) => ({ range }));
+  const parts = await selectionParts(tx, sel, opts.chunkSeries ?? REFRESH_CHUNK_SERIES);
   let result = NOTHING_REFRESHED;
   const counts: IssueCounts = { forecast: 0, io: 0, supply: 0 };
   for (const [i, part] of parts.entries()) {
     const issues = await seriesIssues(tx, pipelineId, supplyRunId, part);
-    for (const k of ['forecast', 'io', 'supply'] as const) counts[k] += issues.counts[k];
+    for (const k of LOG_KINDS) counts[k] += issues.counts[k];
     // every kind is in `series` already, so the refresh reads no supply run of its own
-    result = addRefreshes(result, await refreshSelection(tx, pipelineId, issues.series, null, ['forecast', 'io', 'supply'], part));
+    result = addRefreshes(result, await refreshSelection(tx, pipelineId, issues.series, null, LOG_KINDS, part));
     opts.onRange?.(i + 1, parts.length);
   }
   return { result, counts };
+}
+
+/** A selection of keys as it is (a few series), anything wider cut into key ranges of `chunkSeries` SKU-sites. */
+async function selectionParts(tx: Tx, sel: SeriesSelection | undefined, chunkSeries: number): Promise<SeriesSelection[]> {
+  if (sel?.key || sel?.keys || sel?.range) return [sel];
+  return (await seriesKeyRanges(tx, chunkSeries)).map((range) => ({ ...sel, range }));
 }
 
 async function refreshSelection(

@@ -2,6 +2,7 @@
  * Per-series issues: what the exception log stores for a SKU-site and what GET /api/exceptions shows of it
  * (docs/EXCEPTIONS.md). One combining for both, so the log and the live list never disagree on a rule.
  */
+import { compareKeys } from '../series/keys';
 import { EXCEPTION_TYPES, forecastIssues, ioIssues, type ExceptionType, type ForecastFacts, type Issue, type IoFacts, type Severity } from './rules';
 
 export interface SeriesKey {
@@ -18,8 +19,6 @@ export interface IssueCounts {
   io: number;
   supply: number;
 }
-
-const byKey = (a: SeriesKey, b: SeriesKey) => a.item_id - b.item_id || a.site_id - b.site_id;
 
 /**
  * The forecast rules over `forecast`, the io rules over `io` and the supply run's issues `supply` (already in issue
@@ -42,7 +41,7 @@ export function combineSeriesIssues(
   for (const f of forecast) add(f, 'forecast', forecastIssues(f));
   for (const f of io) add(f, 'io', ioIssues(f));
   for (const s of supply) add(s, 'supply', s.issues);
-  return { series: [...bySeries.values()].sort(byKey), counts };
+  return { series: [...bySeries.values()].sort(compareKeys), counts };
 }
 
 export const SEVERITY_RANK: Readonly<Record<Severity, number>> = { high: 3, medium: 2, low: 1 };
@@ -73,7 +72,7 @@ export function exceptionsByType(series: readonly SeriesIssues[]): SeriesExcepti
 
 /** Most severe first, then by series (item id, then site id, numerically: unique_id order), then forecast, io, supply. */
 export function compareExceptions(a: SeriesException, b: SeriesException): number {
-  return SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || byKey(a, b) || EXCEPTION_TYPES.indexOf(a.exc_type) - EXCEPTION_TYPES.indexOf(b.exc_type);
+  return SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] || compareKeys(a, b) || EXCEPTION_TYPES.indexOf(a.exc_type) - EXCEPTION_TYPES.indexOf(b.exc_type);
 }
 
 export interface Snooze extends SeriesKey {

@@ -47,4 +47,3 @@ describe('host gauge (bench/lib/hostGauge.ts)', () => {
     expect(testScript.match(/host gauge (before|after) the suites/g)).toEqual(['host gauge before the suites', 'host gauge after the suites']);
   });
 });
-
