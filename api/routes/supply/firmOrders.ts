@@ -1,4 +1,4 @@
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import {
   deleteFirmOrder, existingIds, FIRM_ORDER_SORTS, firmOrderIdByKey, getFirmOrder, idsOfCodes, insertFirmOrder, listFirmOrders, lockFirmOrder,
   lockFirmOrderKeys, updateFirmOrder, upsertFirmOrders, type FirmOrderChanges, type FirmOrderFilter, type FirmOrderRow, type FirmOrderValues,
@@ -83,7 +83,9 @@ const importRowSchema = obj({
   site_xuid: { type: 'string', minLength: 1, maxLength: 200, description: 'receiving site code, instead of site_id' },
   source_site_xuid: nullable({ type: 'string', minLength: 1, maxLength: 200, description: 'shipping site code, instead of source_site_id' }),
 }, ['order_type']);
-const checkImportRow = compile('body', importRowSchema);
+// compiled at the first import, like the routes' own validators (define.ts), not by every process that loads the API
+let importRowValidator: ValidateFunction | undefined;
+const checkImportRow = () => (importRowValidator ??= compile('body', importRowSchema));
 
 const IMPORT_ROW_DOC = [
   'One order. Fields as in POST /api/supply/firm-orders, each row checked as a create; besides:',
@@ -477,8 +479,9 @@ export function registerFirmOrderRoutes(table: RouteTable): void {
         rejected.push({ row, external_id: typeof r.external_id === 'string' ? r.external_id : null, ...problem });
       const shaped: Array<{ index: number; row: Row }> = [];
       rows.forEach((row, index) => {
-        if (checkImportRow(row)) shaped.push({ index, row });
-        else reject(index, row, schemaProblem(checkImportRow.errors![0]));
+        const check = checkImportRow();
+        if (check(row)) shaped.push({ index, row });
+        else reject(index, row, schemaProblem(check.errors![0]));
       });
       const counts = await withTenant(ctx.deps.db, user.accountId, async (tx) => {
         await lockFirmOrderKeys(tx);
