@@ -10,6 +10,7 @@ import { finiteOrNull } from '../domain/forecast/prepare';
 import type { SeriesKey } from './etl';
 import { sql, type Tx } from './pool';
 import type { TypeNameIdentifier } from 'slonik';
+import { insertHoldingReferences, type RowKeys } from './heldReferences';
 import { floatSlice, packFloatColumn, rowsWithPackedColumns, type PackedFloatColumn } from './floatColumns';
 import { nanIfNull, uniqueId } from './seriesResults';
 import { keysIn } from './seriesSteps';
@@ -149,9 +150,12 @@ export interface ForecastWrite extends SeriesKey {
   params: Record<string, unknown>;
 }
 
+/** The series key every result table here carries: (item_id, site_id) → series, checked set-based (db/heldReferences.ts). */
+export const seriesKeysOf = (rows: readonly SeriesKey[]): RowKeys[] => [{ columns: ['item_id', 'site_id'], types: ['int4', 'int4'], tuples: rows.map((r) => [r.item_id, r.site_id]) }];
+
 async function insertForecasts(tx: Tx, pipelineId: number, rows: readonly ForecastWrite[], jobId: string): Promise<void> {
   if (!rows.length) return;
-  await tx.query(sql.unsafe`
+  await insertHoldingReferences(tx, 'forecast_results', seriesKeysOf(rows), sql.unsafe`
     INSERT INTO forecast_results (pipeline_id, item_id, site_id, method, scenario_id, start_week, yhat, yhat_lower, yhat_upper, level, params, job_id)
     SELECT ${pipelineId}, u.item_id, u.site_id, u.method, u.scenario_id, u.start_week, ${floatSlice('yhat')}, ${floatSlice('lo')}, ${floatSlice('hi')}, u.level, u.params::jsonb, ${jobId}
     ${bandsFrom(
@@ -201,7 +205,7 @@ export interface OriginWrite extends SeriesKey {
 
 async function insertMetrics(tx: Tx, pipelineId: number, rows: readonly MetricsRow[], jobId: string): Promise<void> {
   if (!rows.length) return;
-  await tx.query(sql.unsafe`
+  await insertHoldingReferences(tx, 'backtest_metrics', seriesKeysOf(rows), sql.unsafe`
     INSERT INTO backtest_metrics (pipeline_id, item_id, site_id, method, mae, rmse, mase, bias, coverage_90, smape, origins_evaluated, points, job_id)
     SELECT ${pipelineId}, u.*, ${jobId}
     FROM ${sql.unnest(
@@ -212,7 +216,7 @@ async function insertMetrics(tx: Tx, pipelineId: number, rows: readonly MetricsR
 
 async function insertOrigins(tx: Tx, pipelineId: number, kind: 'window' | 'origin', rows: readonly OriginWrite[], jobId: string): Promise<void> {
   if (!rows.length) return;
-  await tx.query(sql.unsafe`
+  await insertHoldingReferences(tx, 'backtest_forecasts', seriesKeysOf(rows), sql.unsafe`
     INSERT INTO backtest_forecasts (pipeline_id, item_id, site_id, kind, method, origin_week, yhat, yhat_lower, yhat_upper, actual, job_id)
     SELECT ${pipelineId}, u.item_id, u.site_id, ${kind}, u.method, u.origin_week, ${floatSlice('yhat')}, ${floatSlice('lo')}, ${floatSlice('hi')}, ${floatSlice('actual')}, ${jobId}
     ${bandsFrom(rows, (r) => [r.item_id, r.site_id, r.method, r.origin_week], ['int4', 'int4', 'text', 'date'], ['item_id', 'site_id', 'method', 'origin_week'], true)}`);

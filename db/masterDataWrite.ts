@@ -7,6 +7,7 @@
 import type { CleanRow } from '../domain/import/validate';
 import { TABLES, type TableName } from '../domain/import/tables';
 import { sql, type Tx } from './pool';
+import { triggersMayBeOff } from './heldReferences';
 
 type SqlType = 'int4' | 'int8' | 'numeric' | 'text' | 'date' | 'timestamptz' | 'jsonb' | 'bool';
 type Fragment = ReturnType<typeof sql.fragment>;
@@ -289,7 +290,7 @@ export async function loadPlainDirect(tx: Tx, table: TableName, staged: number):
   const spec = SPECS[table];
   if (!spec.plainRows || !spec.references?.length || staged === 0) return null;
   const target = id(spec.target);
-  if (!(await bulkChecksAllowed(tx, spec))) return null;
+  if (!(await triggersMayBeOff(tx, spec.target))) return null;
   if (!(await tx.oneFirst(sql.unsafe`SELECT NOT EXISTS (SELECT 1 FROM ${target})`))) return null;
   const { insertCols, insertVals } = insertOf(spec);
   try {
@@ -326,7 +327,7 @@ function isUniqueViolation(err: unknown): boolean {
  */
 async function referencesHeld(tx: Tx, spec: TargetSpec): Promise<boolean> {
   if (!spec.references?.length) return false;
-  if (!(await bulkChecksAllowed(tx, spec))) return false;
+  if (!(await triggersMayBeOff(tx, spec.target))) return false;
   // one pass over import_src for the distinct combinations of all keys, then each referenced table's rows locked
   const cols = spec.references.map((ref) => {
     const src = spec.key.find((k) => k.target === ref.target)?.src ?? spec.cols.find((c) => c.target === ref.target)?.src;
@@ -350,13 +351,6 @@ function insertOf(spec: TargetSpec) {
     insertCols: [...spec.key.map((k) => id(k.target)), ...spec.cols.map((c) => id(c.target))],
     insertVals: [...spec.key.map((k) => s(k.src)), ...spec.cols.map(valueOf)],
   };
-}
-
-/** Whether this connection may switch the target's triggers off (and the target has none of its own to lose). */
-async function bulkChecksAllowed(tx: Tx, spec: TargetSpec): Promise<boolean> {
-  return (await tx.oneFirst(sql.unsafe`
-    SELECT has_parameter_privilege('session_replication_role', 'SET')
-      AND NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = to_regclass(${spec.target}) AND NOT tgisinternal)`)) as boolean;
 }
 
 /** Removes rows whose key repeats an earlier row's; returns each removed row with the row it repeats. */
