@@ -5,6 +5,7 @@
  */
 import type { ChunkStats } from '../domain/allocation/chunks';
 import { ENGINE_POOL_STATUSES, FIRM_POOL_STATUSES, type EngineSupplyOrder, type FirmSupplyOrder } from '../domain/allocation/pool';
+import { insertHoldingReferences } from './heldReferences';
 import { sql, type Tx } from './pool';
 
 const ORDER_PAGE = 50_000;
@@ -157,7 +158,8 @@ export async function replaceAllocationChunk(
   await tx.query(sql.unsafe`DELETE FROM allocation_results a WHERE a.run_id = ${runId} AND ${inRange('item_id', 'a', range)}`);
   for (let k = 0; k < rows.length; k += WRITE_CHUNK) {
     const part = rows.slice(k, k + WRITE_CHUNK);
-    await tx.query(sql.unsafe`
+    // the run is the rows' one foreign key, held once for the part instead of checked per row (db/heldReferences.ts)
+    await insertHoldingReferences(tx, 'allocation_results', [{ columns: ['run_id'], types: ['text'], tuples: [[runId]] }], sql.unsafe`
       INSERT INTO allocation_results (run_id, supply_id, demand_id, item_id, site_id, qty, is_firm, arrival_week, due_week, priority_class)
       SELECT ${runId}, u.supply_id, u.demand_id, u.item_id, u.site_id, u.qty, u.is_firm, u.arrival_week, u.due_week, u.priority_class
       FROM ${sql.unnest(

@@ -100,10 +100,24 @@ async function referencesExist(tx: Tx, target: string, declared: readonly RowKey
   return (await tx.oneFirst(sql.unsafe`SELECT ${sql.join(checks, sql.fragment` AND `)}`)) as boolean;
 }
 
+/** Per target table, how many inserts of this process took each road: a writer whose declared keys stop covering its table's foreign keys shows as `ordinary` (the tests of the steps read it). */
+export const roadsTaken = new Map<string, { held: number; ordinary: number }>();
+
+function count(target: string, held: boolean): void {
+  const c = roadsTaken.get(target) ?? { held: 0, ordinary: 0 };
+  if (held) c.held += 1;
+  else c.ordinary += 1;
+  roadsTaken.set(target, c);
+}
+
 /** Runs `insert` into `target` with its foreign keys checked set-based when it can (module comment); `held` says which road it took. */
 export async function insertHoldingReferences(tx: Tx, target: string, declared: readonly RowKeys[], insert: QuerySqlToken): Promise<{ rowCount: number; held: boolean }> {
   const road = await roadOf(tx, target);
-  if (!road || !(await referencesExist(tx, target, declared))) return { rowCount: (await tx.query(insert)).rowCount, held: false };
+  if (!road || !(await referencesExist(tx, target, declared))) {
+    count(target, false);
+    return { rowCount: (await tx.query(insert)).rowCount, held: false };
+  }
+  count(target, true);
   await tx.query(sql.unsafe`SET LOCAL session_replication_role = replica`);
   const { rowCount } = await tx.query(insert);
   await tx.query(sql.unsafe`SET LOCAL session_replication_role = origin`);

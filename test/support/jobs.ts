@@ -1,3 +1,4 @@
+import { insertHoldingReferences } from '../../db/heldReferences';
 import { sql, withTenant, type Db } from '../../db/pool';
 import type { TestApp } from './testApp';
 
@@ -6,11 +7,17 @@ export async function insertWeeklyDemand(db: Db, accountId: string, items: numbe
   await withTenant(db, accountId, async (tx) => {
     await tx.query(sql.unsafe`INSERT INTO sites (xuid, name) VALUES ('S-MAIN', 'Main site') ON CONFLICT (xuid) DO NOTHING`);
     await tx.query(sql.unsafe`INSERT INTO items (xuid, name) SELECT 'I-' || g, 'Item ' || g FROM generate_series(1, ${items}) g ON CONFLICT (xuid) DO NOTHING`);
-    await tx.query(sql.unsafe`
+    // up to a few hundred thousand rows: their two keys are held once, set-based, as the import holds them, instead of
+    // two checks per row (7.0 → 2.5 s for 1,500 items × 156 weeks)
+    const itemIds = (await tx.anyFirst(sql.unsafe`SELECT id FROM items WHERE xuid LIKE 'I-%'`)) as readonly number[];
+    const siteId = (await tx.oneFirst(sql.unsafe`SELECT id FROM sites WHERE xuid = 'S-MAIN'`)) as number;
+    await insertHoldingReferences(tx, 'demand_history', [
+      { columns: ['item_id'], types: ['int4'], tuples: itemIds.map((id) => [id]) },
+      { columns: ['site_id'], types: ['int4'], tuples: [[siteId]] },
+    ], sql.unsafe`
       INSERT INTO demand_history (item_id, site_id, ds, qty)
-      SELECT i.id, s.id, (date '2026-11-16' - 7 * w)::date, (i.id % 7)
-      FROM items i, sites s, generate_series(0, ${weeks - 1}) w
-      WHERE s.xuid = 'S-MAIN' AND i.xuid LIKE 'I-%'
+      SELECT i.id, ${siteId}, (date '2026-11-16' - 7 * w)::date, (i.id % 7)
+      FROM unnest(${sql.array(itemIds, 'int4')}::int4[]) i(id), generate_series(0, ${weeks - 1}) w
       ON CONFLICT DO NOTHING`);
   });
 }

@@ -1,4 +1,5 @@
 import { demandLines } from '../../domain/allocation/demandLines';
+import { roadsTaken } from '../../db/heldReferences';
 import { insertJob } from '../../db/jobs';
 import { sql, withTenant } from '../../db/pool';
 import { compareAllocations } from '../../domain/allocation/compare';
@@ -99,6 +100,8 @@ test('the step allocates the newest completed supply run through Temporal: pool 
   const job = await waitForJob(t, planner, jobId, isFinished, 120_000);
   expect([job.status, job.error]).toEqual(['completed', null]);
   expect(job.result).toEqual({ step: 'allocation', series: 5, rows: 10, chunks: 1 });
+  // the results' run key was held once per part, not checked per row (db/heldReferences.ts)
+  expect([roadsTaken.get('allocation_results')?.ordinary, (roadsTaken.get('allocation_results')?.held ?? 0) > 0]).toEqual([0, true]);
   const log = job.log.map((l) => l.message);
   expect(log).toEqual(expect.arrayContaining([
     `allocation: supply run ${seed.supplyRunId} (pipeline ${pipelineId}, supply scenario ${scenarioId}, planning date 2026-01-05): pool 11 supplies (6 SO_, 5 FIRM_), `

@@ -3,6 +3,7 @@ import { rankEntry, rankMethods } from '../../domain/forecast/tournament';
 import { chooseBest } from '../../domain/forecast/best';
 import { addWeeks } from '../../domain/time/weeks';
 import { applyFutureAdjustments, chooseMethods, fitHistory, placeOnCalendar, spanOfWeeks, windowOnCalendar } from '../../domain/forecast/prepare';
+import { roadsTaken } from '../../db/heldReferences';
 import { sql, withTenant } from '../../db/pool';
 import { createPipeline, isFinished, waitForJob } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';
@@ -236,6 +237,10 @@ describe('forecast, backtest, backtest-forecast and best-method steps (real work
     const methods = (await forecasts()).filter((r) => r.item === 'SMOOTH').map((r) => r.method);
     const metrics = await q(sql.unsafe`SELECT i.xuid AS item, m.* FROM backtest_metrics m JOIN items i ON i.id = m.item_id WHERE m.pipeline_id = ${pipelineId} ORDER BY i.xuid, m.method`);
     expect(metrics.every((m) => m.job_id === job.job_id)).toBe(true);
+    // the forecast and backtest steps' rows had their series key checked set-based, none row by row (db/heldReferences.ts)
+    for (const table of ['forecast_results', 'backtest_metrics', 'backtest_forecasts']) {
+      expect([table, roadsTaken.get(table)?.ordinary, (roadsTaken.get(table)?.held ?? 0) > 0]).toEqual([table, 0, true]);
+    }
     // the defaults: 4 windows of 13 weeks, 4 weeks apart, at least 26 weeks of training
     const bt = backtest(Float64Array.from(history.SMOOTH), methods, { h: 13, horizon: 13, origins: 4, step: 4, minTrain: 26, period: 52 });
     const stored = byItem(metrics, 'SMOOTH');

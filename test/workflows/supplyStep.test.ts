@@ -1,3 +1,4 @@
+import { roadsTaken } from '../../db/heldReferences';
 import { sql, withTenant } from '../../db/pool';
 import { planSupply } from '../../domain/supply/engine';
 import { isFinished, waitForJob } from '../support/jobs';
@@ -38,6 +39,11 @@ test('the supply step stores exactly the engine\'s plan of the seeded network, w
   const job = await runSupply({ pipeline_id: seed.pipelineId });
   expect([job.status, job.error]).toEqual(['completed', null]);
   expect(job.result).toMatchObject({ step: 'supply', series: 3 });
+  // every table the step wrote had its foreign keys checked set-based, none row by row (db/heldReferences.ts); the
+  // orders are written the ordinary way, since their counting triggers read the inserted rows
+  const roads = [...roadsTaken].filter(([table]) => table.startsWith('supply_'));
+  expect(roads.map(([table]) => table)).toEqual(expect.arrayContaining(['supply_pegging', 'supply_plans', 'supply_indirect', 'supply_exceptions']));
+  for (const [table, taken] of roads) expect([table, taken.ordinary, taken.held > 0]).toEqual([table, 0, true]);
 
   const expected = planSupply({ planning_date: PLANNING_DATE, flags: { firm_orders_block_horizon: false, respect_lead_time: false }, items: seedInput(seed) });
   expect(expected.errors).toEqual([]);
