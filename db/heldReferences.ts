@@ -31,34 +31,41 @@ interface ForeignKey {
 
 /** Whether this connection may switch the target's triggers off (and the target has none of its own to lose). */
 export async function triggersMayBeOff(tx: Tx, target: string): Promise<boolean> {
-  return (await roadOf(tx, target)) === 'bare';
+  return (await targetOf(tx, target)).road === 'bare';
+}
+
+/** Runs `write` with triggers off for this transaction, and switches them back on after it. */
+export async function withTriggersOff<T>(tx: Tx, write: () => Promise<T>): Promise<T> {
+  await tx.query(sql.unsafe`SET LOCAL session_replication_role = replica`);
+  const result = await write();
+  await tx.query(sql.unsafe`SET LOCAL session_replication_role = origin`);
+  return result;
 }
 
 /**
- * 'bare': the connection may switch triggers off and the target has none of its own; 'marks': its only triggers are
- * the statement-level data-version marks (migration 011), which look at no row and which an empty DELETE fires again
- * once triggers are back on; null: neither.
+ * How the target may be written, in one catalogue read. road 'bare': the connection may switch triggers off and the
+ * target has none of its own; 'marks': its only triggers are the statement-level data-version marks (migration 011),
+ * which look at no row and which an empty DELETE fires again once triggers are back on; null: neither. keys: its
+ * foreign keys, each column list in its constraint's order.
  */
-async function roadOf(tx: Tx, target: string): Promise<'bare' | 'marks' | null> {
-  const r = (await tx.one(sql.unsafe`
-    SELECT has_parameter_privilege('session_replication_role', 'SET') AS allowed,
-      count(*) FILTER (WHERE NOT mark)::int AS others, count(*) FILTER (WHERE mark)::int AS marks
-    FROM (SELECT (t.tgtype & 1) = 0 AND (t.tgtype & 12) = 12 AND t.tgnewtable IS NULL AND t.tgoldtable IS NULL AND p.proname = 'data_version_mark' AS mark
-          FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid WHERE t.tgrelid = to_regclass(${target}) AND NOT t.tgisinternal) own`)) as { allowed: boolean; others: number; marks: number };
-  if (!r.allowed || r.others > 0) return null;
-  return r.marks > 0 ? 'marks' : 'bare';
-}
-
-/** The target's foreign keys from the catalogue, each column list in its constraint's order. */
-async function foreignKeysOf(tx: Tx, target: string): Promise<ForeignKey[]> {
+async function targetOf(tx: Tx, target: string): Promise<{ road: 'bare' | 'marks' | null; keys: ForeignKey[] }> {
   const names = (rel: ReturnType<typeof sql.fragment>, nums: ReturnType<typeof sql.fragment>) => sql.fragment`
     (SELECT array_agg(a.attname::text ORDER BY k.i) FROM unnest(${nums}) WITH ORDINALITY k(n, i) JOIN pg_attribute a ON a.attrelid = ${rel} AND a.attnum = k.n)`;
-  return [...((await tx.any(sql.unsafe`
-    SELECT ${names(sql.fragment`c.conrelid`, sql.fragment`c.conkey`)} AS columns,
-      json_build_array(n.nspname, r.relname) AS ref_table,
-      ${names(sql.fragment`c.confrelid`, sql.fragment`c.confkey`)} AS ref_columns
-    FROM pg_constraint c JOIN pg_class r ON r.oid = c.confrelid JOIN pg_namespace n ON n.oid = r.relnamespace
-    WHERE c.conrelid = to_regclass(${target}) AND c.contype = 'f'`)) as ForeignKey[])];
+  const r = (await tx.one(sql.unsafe`
+    WITH own AS (
+      SELECT (t.tgtype & 1) = 0 AND (t.tgtype & 12) = 12 AND t.tgnewtable IS NULL AND t.tgoldtable IS NULL AND p.proname = 'data_version_mark' AS mark
+      FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid WHERE t.tgrelid = to_regclass(${target}) AND NOT t.tgisinternal)
+    SELECT has_parameter_privilege('session_replication_role', 'SET') AS allowed,
+      (SELECT count(*) FILTER (WHERE NOT mark)::int FROM own) AS others, (SELECT count(*) FILTER (WHERE mark)::int FROM own) AS marks,
+      (SELECT coalesce(json_agg(json_build_object(
+          'columns', ${names(sql.fragment`c.conrelid`, sql.fragment`c.conkey`)},
+          'ref_table', json_build_array(n.nspname, r.relname),
+          'ref_columns', ${names(sql.fragment`c.confrelid`, sql.fragment`c.confkey`)})), '[]')
+        FROM pg_constraint c JOIN pg_class r ON r.oid = c.confrelid JOIN pg_namespace n ON n.oid = r.relnamespace
+        WHERE c.conrelid = to_regclass(${target}) AND c.contype = 'f') AS keys`)) as
+    { allowed: boolean; others: number; marks: number; keys: ForeignKey[] };
+  const road = !r.allowed || r.others > 0 ? null : r.marks > 0 ? 'marks' : 'bare';
+  return { road, keys: r.keys };
 }
 
 const sameColumns = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((c, i) => c === b[i]);
@@ -79,12 +86,11 @@ function distinctTuples(keys: RowKeys): Array<ReadonlyArray<number | string>> {
  * does not apply (no privilege, a trigger on the target, a foreign key not declared).
  */
 export async function holdReferences(tx: Tx, target: string, declared: readonly RowKeys[]): Promise<boolean | null> {
-  if (!(await roadOf(tx, target))) return null;
-  return referencesExist(tx, target, declared);
+  const { road, keys } = await targetOf(tx, target);
+  return road ? referencesExist(tx, keys, declared) : null;
 }
 
-async function referencesExist(tx: Tx, target: string, declared: readonly RowKeys[]): Promise<boolean | null> {
-  const keys = await foreignKeysOf(tx, target);
+async function referencesExist(tx: Tx, keys: readonly ForeignKey[], declared: readonly RowKeys[]): Promise<boolean | null> {
   const checks = [];
   for (const fk of keys) {
     const rows = declared.find((d) => sameColumns(d.columns, fk.columns));
@@ -112,15 +118,13 @@ function count(target: string, held: boolean): void {
 
 /** Runs `insert` into `target` with its foreign keys checked set-based when it can (module comment); `held` says which road it took. */
 export async function insertHoldingReferences(tx: Tx, target: string, declared: readonly RowKeys[], insert: QuerySqlToken): Promise<{ rowCount: number; held: boolean }> {
-  const road = await roadOf(tx, target);
-  if (!road || !(await referencesExist(tx, target, declared))) {
+  const { road, keys } = await targetOf(tx, target);
+  if (!road || !(await referencesExist(tx, keys, declared))) {
     count(target, false);
     return { rowCount: (await tx.query(insert)).rowCount, held: false };
   }
   count(target, true);
-  await tx.query(sql.unsafe`SET LOCAL session_replication_role = replica`);
-  const { rowCount } = await tx.query(insert);
-  await tx.query(sql.unsafe`SET LOCAL session_replication_role = origin`);
+  const { rowCount } = await withTriggersOff(tx, () => tx.query(insert));
   // the data-version marks the insert skipped: statement triggers fire on a statement that touches no row
   if (road === 'marks') await tx.query(sql.unsafe`DELETE FROM ${sql.identifier([target])} WHERE false`);
   return { rowCount, held: true };

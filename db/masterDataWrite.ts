@@ -7,7 +7,7 @@
 import type { CleanRow } from '../domain/import/validate';
 import { TABLES, type TableName } from '../domain/import/tables';
 import { sql, type Tx } from './pool';
-import { triggersMayBeOff } from './heldReferences';
+import { triggersMayBeOff, withTriggersOff } from './heldReferences';
 
 type SqlType = 'int4' | 'int8' | 'numeric' | 'text' | 'date' | 'timestamptz' | 'jsonb' | 'bool';
 type Fragment = ReturnType<typeof sql.fragment>;
@@ -296,12 +296,10 @@ export async function loadPlainDirect(tx: Tx, table: TableName, staged: number):
   try {
     return await tx.transaction(async (sp) => {
       for (const ref of spec.references!) await sp.query(sql.unsafe`SELECT count(*) FROM (SELECT 1 FROM ${id(ref.table)} FOR KEY SHARE) held`);
-      await sp.query(sql.unsafe`SET LOCAL session_replication_role = replica`);
-      const n = await plainStatement(sp, table, sql.unsafe`
+      const n = await withTriggersOff(sp, () => plainStatement(sp, table, sql.unsafe`
         INSERT INTO ${target} (${sql.join(insertCols, comma)})
         SELECT ${sql.join(insertVals, comma)} FROM (${spec.plainRows!}) s
-        ORDER BY ${sql.join(spec.key.map((k) => s(k.src)), comma)}`);
-      await sp.query(sql.unsafe`SET LOCAL session_replication_role = origin`);
+        ORDER BY ${sql.join(spec.key.map((k) => s(k.src)), comma)}`));
       if (n !== staged) throw NOT_DIRECT;
       return { inserted: n, updated: 0, deleted: 0 };
     });
@@ -402,9 +400,7 @@ export async function applySource(tx: Tx, table: TableName, mode: 'upsert' | 're
     ORDER BY ${spec.insertInKeyOrder ? sql.join(spec.key.map((k) => s(k.src)), comma) : s('row_no')}`;
   let inserted: number;
   if (await referencesHeld(tx, spec)) {
-    await tx.query(sql.unsafe`SET LOCAL session_replication_role = replica`);
-    inserted = (await tx.query(insert)).rowCount;
-    await tx.query(sql.unsafe`SET LOCAL session_replication_role = origin`);
+    inserted = (await withTriggersOff(tx, () => tx.query(insert))).rowCount;
   } else {
     inserted = (await tx.query(insert)).rowCount;
   }

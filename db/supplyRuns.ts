@@ -85,7 +85,6 @@ export async function replaceSupplyChunk(tx: Tx, run: SupplyRunRow, itemIds: rea
   const costOf = new Map(r.plans.map((p) => [`${p.item_id}_${p.site_id}`, p.unit_cost]));
   // every row of the chunk's tables but the orders names the run as its one foreign key, pegging its order (db/heldReferences.ts)
   const ofRun: RowKeys = { columns: ['run_id'], types: ['text'], tuples: [[runId]] };
-  const write = (table: string, keys: RowKeys[], insert: Parameters<typeof insertHoldingReferences>[3]) => insertHoldingReferences(tx, table, keys, insert);
   if (r.orders.length) {
     // row by row: the order counts' statement triggers (migration 018) read the inserted rows, so triggers stay on here
     await tx.query(sql.unsafe`
@@ -109,7 +108,7 @@ export async function replaceSupplyChunk(tx: Tx, run: SupplyRunRow, itemIds: rea
       }
     });
     if (pegs.length) {
-      await write('supply_pegging', [{ columns: ['order_id'], types: ['int8'], tuples: pegs.map((p) => [p[0] as number]) }], sql.unsafe`
+      await insertHoldingReferences(tx, 'supply_pegging', [{ columns: ['order_id'], types: ['int8'], tuples: pegs.map((p) => [p[0] as number]) }], sql.unsafe`
         INSERT INTO supply_pegging (order_id, run_id, demand_line, kind, site_id, week, qty, ref_id)
         SELECT u.order_id, ${runId}, u.demand_line, u.kind, u.site_id, u.week, u.qty, u.ref_id
         FROM ${sql.unnest(pegs, ['int8', 'text', 'text', 'int4', 'int4', 'float8', 'int8'])} AS u(order_id, demand_line, kind, site_id, week, qty, ref_id)`);
@@ -119,7 +118,7 @@ export async function replaceSupplyChunk(tx: Tx, run: SupplyRunRow, itemIds: rea
     const arrays = ['demand', 'indirect', 'returns', 'gross', 'receipts_firm', 'receipts_planned', 'projected', 'safety_stock', 'shortage'] as const;
     const packed = arrays.map((name) => [name, packFloatColumn(r.plans.map((p) => p[name]))] as const);
     const slices = sql.join(arrays.map((a) => floatSlice(a)), sql.fragment`, `);
-    await write('supply_plans', [ofRun], sql.unsafe`
+    await insertHoldingReferences(tx, 'supply_plans', [ofRun], sql.unsafe`
       INSERT INTO supply_plans (run_id, item_id, site_id, series_id, opening, latest_firm_week, min_lead_time, firm_beyond_horizon, unit_cost, fill_rate,
         shortage_qty, avg_inventory_value, ending_inventory_value, ${sql.join(arrays.map((a) => sql.identifier([a])), sql.fragment`, `)})
       SELECT ${runId}, u.item_id, u.site_id, u.series_id, u.opening, u.latest_firm_week::int4[], u.min_lead_time::float8[], u.firm_beyond_horizon, u.unit_cost,
@@ -134,14 +133,14 @@ export async function replaceSupplyChunk(tx: Tx, run: SupplyRunRow, itemIds: rea
       )}`);
   }
   if (r.indirect.length) {
-    await write('supply_indirect', [ofRun], sql.unsafe`
+    await insertHoldingReferences(tx, 'supply_indirect', [ofRun], sql.unsafe`
       INSERT INTO supply_indirect (run_id, item_id, site_id, downstream_site_id, week, qty, origin, order_id)
       SELECT ${runId}, u.item_id, u.site_id, u.downstream_site_id, u.week, u.qty, u.origin, u.order_id
       FROM ${sql.unnest(r.indirect.map((x) => [x.item_id, x.site_id, x.downstream_site_id, x.week, x.qty, x.origin, x.origin === 'firm' ? x.order_id : globalId.get(x.order_id) ?? x.order_id]),
         ['int4', 'int4', 'int4', 'int4', 'float8', 'text', 'int8'])} AS u(item_id, site_id, downstream_site_id, week, qty, origin, order_id)`);
   }
   if (r.exceptions.length) {
-    await write('supply_exceptions', [ofRun], sql.unsafe`
+    await insertHoldingReferences(tx, 'supply_exceptions', [ofRun], sql.unsafe`
       INSERT INTO supply_exceptions (run_id, item_id, site_id, type, week, end_week, qty, severity, description, order_id)
       SELECT ${runId}, u.item_id, u.site_id, u.type, u.week, u.end_week, u.qty, u.severity, u.description, u.order_id
       FROM ${sql.unnest(r.exceptions.map((e) => [e.item_id, e.site_id, e.type, e.week, e.end_week, e.qty, e.severity, e.description,
@@ -149,13 +148,13 @@ export async function replaceSupplyChunk(tx: Tx, run: SupplyRunRow, itemIds: rea
         AS u(item_id, site_id, type, week, end_week, qty, severity, description, order_id)`);
   }
   if (r.capacityUsed.length) {
-    await write('supply_capacity_used', [ofRun], sql.unsafe`
+    await insertHoldingReferences(tx, 'supply_capacity_used', [ofRun], sql.unsafe`
       INSERT INTO supply_capacity_used (run_id, item_id, site_id, week, qty)
       SELECT ${runId}, u.item_id, u.site_id, u.week, u.qty
       FROM ${sql.unnest(r.capacityUsed.map((c) => [c.item_id, c.site_id, c.week, c.qty]), ['int4', 'int4', 'int4', 'float8'])} AS u(item_id, site_id, week, qty)`);
   }
   if (r.notes.length) {
-    await write('supply_item_notes', [ofRun], sql.unsafe`
+    await insertHoldingReferences(tx, 'supply_item_notes', [ofRun], sql.unsafe`
       INSERT INTO supply_item_notes (run_id, item_id, kind, message)
       SELECT ${runId}, u.item_id, u.kind, u.message FROM ${sql.unnest(r.notes.map((n) => [n.item_id, n.kind, n.message]), ['int4', 'text', 'text'])} AS u(item_id, kind, message)`);
   }
