@@ -20,6 +20,7 @@ async function scenarioOf(tx: Tx, pipelineId: number): Promise<KcurveScenarioRow
 
 export const eoqStep: SeriesStepHandler = {
   parameterTypes: [],
+  reads: 'keys',
   async run(run, series) {
     const pipelineId = run.scope.pipelineId;
     const sc = await scenarioOf(run.tx, pipelineId);

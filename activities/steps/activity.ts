@@ -2,11 +2,12 @@ import { appendLog } from '../../db/jobs';
 import type { SeriesKey } from '../../db/etl';
 import { keysOfUniqueIds } from '../../domain/series/keys';
 import { withTenant, type Db } from '../../db/pool';
-import { scopeChunks, scopeItemChunks, weeklyInRange, type RunScope, type SeriesChunk } from '../../db/seriesSteps';
+import { scopeChunks, scopeItemChunks, seriesInRange, weeklyInRange, type RunScope, type SeriesChunk } from '../../db/seriesSteps';
 import { checkpoint } from '../jobs/activity';
 import { resolveParametersInRange } from '../../db/parameterResolution';
 import { STEP_HANDLERS } from './registry';
 import type { SeriesStepHandler } from './types';
+import type { ResolvedParameters } from '../../domain/parameters/resolve';
 
 export interface SeriesStepInput {
   accountId: string;
@@ -60,12 +61,16 @@ export function createSeriesStepActivities({ db }: { db: Db }) {
       checkpoint({ index: input.index, phase: 'load' });
       return withTenant(db, input.accountId, async (tx) => {
         const scope = scopeOf(input);
-        const series = await weeklyInRange(tx, scope, input.from, input.to);
-        const params = handler.parameterTypes.length
-          ? await resolveParametersInRange(tx, input.from, input.to, handler.parameterTypes, series)
-          : new Map();
-        checkpoint({ index: input.index, phase: 'compute' });
-        const r = await handler.run({ tx, jobId: input.jobId, scope, scenarioId: input.scenarioId, meioScenarioId: input.meioScenarioId ?? null, supplyScenarioId: input.supplyScenarioId ?? null, methods: input.methods ?? null, index: input.index, of: input.of }, series, params);
+        const run = { tx, jobId: input.jobId, scope, scenarioId: input.scenarioId, meioScenarioId: input.meioScenarioId ?? null, supplyScenarioId: input.supplyScenarioId ?? null, methods: input.methods ?? null, index: input.index, of: input.of };
+        const compute = async <S extends SeriesKey>(series: S[], step: (series: S[], params: Map<string, ResolvedParameters>) => Promise<{ rows: number; note?: string }>) => {
+          const params = handler.parameterTypes.length ? await resolveParametersInRange(tx, input.from, input.to, handler.parameterTypes, series) : new Map();
+          checkpoint({ index: input.index, phase: 'compute' });
+          return { series, ...(await step(series, params)) };
+        };
+        const r = handler.reads === 'keys'
+          ? await compute(await seriesInRange(tx, scope, input.from, input.to), (series, params) => handler.run(run, series, params))
+          : await compute(await weeklyInRange(tx, scope, input.from, input.to), (series, params) => handler.run(run, series, params));
+        const { series } = r;
         await appendLog(tx, input.jobId, `${input.step}: chunk ${input.index + 1}/${input.of}: ${series.length} series, ${r.rows} rows${r.note ? `; ${r.note}` : ''}`);
         return { series: series.length, rows: r.rows };
       });

@@ -115,6 +115,7 @@ async function inputsOf(tx: Tx, run: SupplyRunRow, scenario: SupplyScenario, ite
 export const supplyStep: SeriesStepHandler = {
   parameterTypes: [],
   chunkBy: 'item',
+  reads: 'keys',
   async run(run, series) {
     const settings = await settingsOf(run);
     const row = await runRowOf(run);

@@ -1,7 +1,7 @@
 import { seriesGridTenant } from '../support/seriesGrid';
 import { demandInRange, keyRange } from '../../db/etl';
 import { openPool, sql, withTenant, type Db } from '../../db/pool';
-import { weeklyInRange } from '../../db/seriesSteps';
+import { seriesInRange, weeklyInRange } from '../../db/seriesSteps';
 
 // 200 items × 10 sites × 52 weeks: enough rows for PostgreSQL to weigh a scan of series_weekly against its index
 const ITEMS = 200;
@@ -56,4 +56,30 @@ test('the planner sees how few rows a chunk\'s range holds (the row comparison a
   expect(withItemRange).not.toMatch(/Seq Scan/);
   const rowComparisonOnly = await plan(sql.fragment`(w.item_id, w.site_id) >= (${from.item_id}, ${from.site_id}) AND (w.item_id, w.site_id) <= (${to.item_id}, ${to.site_id})`);
   expect(estimate(rowComparisonOnly)).toBeGreaterThan(10 * inRange);
+});
+
+test('the keys-only read (eoq, supply) gives the same series as the weekly read, a series without weekly rows left out of both, a segment scope applied to both', async () => {
+  const from = key(150, 0);
+  const to = key(153, 9);
+  const keysOf = (rows: ReadonlyArray<{ item_id: number; site_id: number; unique_id: string }>) => rows.map((r) => `${r.item_id}/${r.site_id}/${r.unique_id}`);
+  const both = (scope: { pipelineId: number; segmentId: number | null; keys: null }) => withTenant(db, accountId, async (tx) => ({
+    weekly: keysOf(await weeklyInRange(tx, scope, from, to)),
+    keys: keysOf(await seriesInRange(tx, scope, from, to)),
+  }));
+  const noHistory = key(151, 4);
+  const segmentId = await withTenant(db, accountId, async (tx) => {
+    await tx.query(sql.unsafe`DELETE FROM series_weekly WHERE item_id = ${noHistory.item_id} AND site_id = ${noHistory.site_id}`);
+    const id = (await tx.oneFirst(sql.unsafe`INSERT INTO segments (name) VALUES ('keyrange-odd-sites') RETURNING id`)) as number;
+    await tx.query(sql.unsafe`INSERT INTO segment_members (segment_id, item_id, site_id)
+      SELECT ${id}, item_id, site_id FROM series WHERE site_id IN (${siteIds[1]!}, ${siteIds[3]!}, ${siteIds[4]!})`);
+    return id;
+  });
+  const all = await both({ pipelineId: 0, segmentId: null, keys: null });
+  expect(all.keys).toEqual(all.weekly);
+  expect(all.keys).toHaveLength(4 * SITES - 1);
+  expect(all.keys).not.toContain(`${noHistory.item_id}/${noHistory.site_id}/${noHistory.item_id}_${noHistory.site_id}`);
+  const segment = await both({ pipelineId: 0, segmentId, keys: null });
+  expect(segment.keys).toEqual(segment.weekly);
+  // three sites of four items, less the one without history
+  expect(segment.keys).toHaveLength(4 * 3 - 1);
 });
