@@ -108,14 +108,16 @@ async function loadInto(databaseUrl: string, schema: string, header: BackupHeade
     await run(client, sql.unsafe`SELECT set_config('search_path', ${`${schema}, public`}, true)`);
     // Tables that triggers keep (supply_order_counts from supply_orders, the data version) are in the backup as they
     // were: firing the triggers again while emptying and loading would count every order twice. Foreign keys stay checked.
-    const triggers = await run<{ rel: string; name: string }>(client, sql.unsafe`
-      SELECT c.relname AS rel, g.tgname AS name FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+    const triggers = await run<{ rel: string; name: string; always: boolean }>(client, sql.unsafe`
+      SELECT c.relname AS rel, g.tgname AS name, g.tgenabled = 'A' AS always FROM pg_trigger g JOIN pg_class c ON c.oid = g.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = ${schema} AND NOT g.tgisinternal AND g.tgenabled <> 'D' AND g.tgparentid = 0`);
+    // back on as they were: the order counts fire ALWAYS (migration 041), the others in the origin role
     const toggle = async (on: boolean) => {
       for (const g of triggers) {
         const table = sql.identifier([schema, g.rel]);
         const trigger = sql.identifier([g.name]);
-        await run(client, on ? sql.unsafe`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}` : sql.unsafe`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`);
+        await run(client, !on ? sql.unsafe`ALTER TABLE ${table} DISABLE TRIGGER ${trigger}`
+          : g.always ? sql.unsafe`ALTER TABLE ${table} ENABLE ALWAYS TRIGGER ${trigger}` : sql.unsafe`ALTER TABLE ${table} ENABLE TRIGGER ${trigger}`);
       }
     };
     await toggle(false);
@@ -198,7 +200,10 @@ export async function restoreTenant(db: Db, databaseUrl: string, file: string, o
   try {
     const first = await lines.next();
     header = JSON.parse(first.done ? '' : first.value) as BackupHeader;
-  } catch {
+  } catch (err) {
+    // a gzip stream that ends early: the gunzip's error can overtake the lines it had already decoded, so a file cut
+    // anywhere may fail here, at its first line
+    if ((err as NodeJS.ErrnoException).code === 'Z_BUF_ERROR') throw new RestoreRefused(`the backup is cut short: ${(err as Error).message}`);
     throw new RestoreRefused('this file is not a tenant backup (made by `admin backup`)');
   }
   const level = checkHeader(header);

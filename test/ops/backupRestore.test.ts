@@ -132,6 +132,11 @@ describe('tenant backup and restore', () => {
     expect([replaced.code, replaced.json?.error]).toEqual([0, undefined]);
     expect(replaced.json.replaced).toBe(true);
     expect(await dump(schema)).toEqual(before);
+    // the triggers the restore switched off for the load are back as the migrations made them: the order counts ALWAYS
+    expect(await t.db.any(sql.unsafe`SELECT tgname, tgenabled::text FROM pg_trigger WHERE tgrelid = ${`${schema}.supply_orders`}::regclass AND NOT tgisinternal ORDER BY tgname`)).toEqual([
+      { tgname: 'plan_version_mark', tgenabled: 'O' },
+      ...['delete', 'insert', 'truncate', 'update'].map((op) => ({ tgname: `supply_order_counts_${op}`, tgenabled: 'A' })),
+    ]);
     expect(await dataVersion()).toBeGreaterThan(version);
     expect((await t.call('post', '/api/reload', { token: admin })).status).toBe(200);
     expect(await apiReads()).toEqual(reads);
@@ -152,6 +157,11 @@ describe('tenant backup and restore', () => {
     const r = await runAdmin(['restore', '--in', cut, '--account', crypto.randomUUID(), '--name', 'cut']);
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/unexpected end of file|cut short/);
+    // cut inside its first line: the same answer, not "not a backup"
+    const head = path.join(dir, 'head.gz');
+    fs.writeFileSync(head, bytes.subarray(0, 40));
+    const h = await runAdmin(['restore', '--in', head, '--account', crypto.randomUUID(), '--name', 'cut']);
+    expect([h.code, h.stderr.trim()]).toEqual([1, 'the backup is cut short: unexpected end of file']);
     expect(await t.db.anyFirst(sql.unsafe`SELECT DISTINCT schema_name FROM master.schema_migrations ORDER BY 1`)).toEqual(schemasBefore);
     expect(await t.db.oneFirst(sql.unsafe`SELECT count(*) FROM master.accounts WHERE name = 'cut'`)).toBe(0);
 
