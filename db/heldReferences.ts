@@ -8,7 +8,8 @@ import { sql, type Tx } from './pool';
  * set-based: the referenced rows are locked FOR KEY SHARE in one statement per key, which is the lock each row's
  * check would take (a concurrent delete of them waits for this transaction, then cascades to the new rows), and when
  * every referenced key is there the insert runs with triggers off (`session_replication_role = replica`). It needs the
- * right to set that parameter (a superuser, or GRANT SET ON PARAMETER), a target without triggers of its own, and a
+ * right to set that parameter (a superuser, or GRANT SET ON PARAMETER), a target without triggers of its own (but
+ * ENABLE ALWAYS ones, which fire in the replica role too, and the data-version marks, fired again after), and a
  * declared key for every foreign key the catalogue has on the target; otherwise, or when a key is missing, the
  * ordinary insert runs and PostgreSQL's own check refuses the row as before.
  */
@@ -44,7 +45,7 @@ export async function withTriggersOff<T>(tx: Tx, write: () => Promise<T>): Promi
 
 /**
  * How the target may be written, in one catalogue read. road 'bare': the connection may switch triggers off and the
- * target has none of its own; 'marks': its only triggers are the statement-level data-version marks (migration 011),
+ * target has none of its own but ENABLE ALWAYS ones, which fire in either role; 'marks': its only triggers are the statement-level data-version marks (migration 011),
  * which look at no row and which an empty DELETE fires again once triggers are back on; null: neither. keys: its
  * foreign keys, each column list in its constraint's order.
  */
@@ -54,7 +55,9 @@ async function targetOf(tx: Tx, target: string): Promise<{ road: 'bare' | 'marks
   const r = (await tx.one(sql.unsafe`
     WITH own AS (
       SELECT (t.tgtype & 1) = 0 AND (t.tgtype & 12) = 12 AND t.tgnewtable IS NULL AND t.tgoldtable IS NULL AND p.proname = 'data_version_mark' AS mark
-      FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid WHERE t.tgrelid = to_regclass(${target}) AND NOT t.tgisinternal)
+      FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid
+      -- a trigger ENABLE ALWAYS fires with triggers off too (the order counts, migration 041): nothing is lost
+      WHERE t.tgrelid = to_regclass(${target}) AND NOT t.tgisinternal AND t.tgenabled <> 'A')
     SELECT has_parameter_privilege('session_replication_role', 'SET') AS allowed,
       (SELECT count(*) FILTER (WHERE NOT mark)::int FROM own) AS others, (SELECT count(*) FILTER (WHERE mark)::int FROM own) AS marks,
       (SELECT coalesce(json_agg(json_build_object(

@@ -83,11 +83,16 @@ export async function replaceSupplyChunk(tx: Tx, run: SupplyRunRow, itemIds: rea
   const globalId = new Map<number, number>();
   r.orders.forEach((o, i) => globalId.set(o.id, ids[i]!));
   const costOf = new Map(r.plans.map((p) => [`${p.item_id}_${p.site_id}`, p.unit_cost]));
-  // every row of the chunk's tables but the orders names the run as its one foreign key, pegging its order (db/heldReferences.ts)
+  // every row of the chunk's tables names the run as a foreign key (db/heldReferences.ts): the orders their item and
+  // site too, pegging its order and nothing else
   const ofRun: RowKeys = { columns: ['run_id'], types: ['text'], tuples: [[runId]] };
   if (r.orders.length) {
-    // row by row: the order counts' statement triggers (migration 018) read the inserted rows, so triggers stay on here
-    await tx.query(sql.unsafe`
+    // the order counts' triggers (migrations 018, 041) fire on this insert whichever road it takes
+    await insertHoldingReferences(tx, 'supply_orders', [
+      ofRun,
+      { columns: ['item_id'], types: ['int4'], tuples: r.orders.map((o) => [o.item_id]) },
+      { columns: ['site_id'], types: ['int4'], tuples: r.orders.map((o) => [o.site_id]) },
+    ], sql.unsafe`
       INSERT INTO supply_orders (order_id, run_id, pipeline_id, scenario_id, engine_order_id, item_id, site_id, source_site_id, route_id, order_type, kind,
         status, qty, requested_qty, release_week, arrival_week, need_week, release_date, arrival_date, late, unit_cost)
       SELECT u.order_id, ${runId}, ${run.pipeline_id}, ${run.scenario_id}, u.engine_order_id, u.item_id, u.site_id, u.source_site_id, u.route_id, u.order_type,

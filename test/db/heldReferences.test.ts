@@ -85,6 +85,18 @@ test('a target with a trigger of its own takes the ordinary road: switching trig
   })).rejects.toBeInstanceOf(Rollback);
 });
 
+test('a trigger of its own that fires ALWAYS (as the order counts) keeps the set-based road, and fires on it', async () => {
+  await expect(withTenant(db, accountId, async (tx) => {
+    await tx.query(sql.unsafe`CREATE TABLE held_seen (n int)`);
+    await tx.query(sql.unsafe`CREATE FUNCTION held_count() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO held_seen SELECT count(*) FROM added; RETURN NULL; END $$`);
+    await tx.query(sql.unsafe`CREATE TRIGGER held_count AFTER INSERT ON forecast_results REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION held_count()`);
+    await tx.query(sql.unsafe`ALTER TABLE forecast_results ENABLE ALWAYS TRIGGER held_count`);
+    expect(await forecastRow(tx, [[ids.A, ids.S1], [ids.C, ids.S1]])).toEqual({ rowCount: 2, held: true });
+    expect(await tx.anyFirst(sql.unsafe`SELECT n FROM held_seen`)).toEqual([2]);
+    throw new Rollback();
+  })).rejects.toBeInstanceOf(Rollback);
+});
+
 test('the referenced series stay locked until the insert commits: a delete waits, then cascades to the new rows', async () => {
   await withTenant(db, accountId, async (tx) => {
     expect((await forecastRow(tx, [[ids.C, ids.S1]])).held).toBe(true);

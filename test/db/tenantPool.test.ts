@@ -33,7 +33,7 @@ async function catalog(schema: string): Promise<Record<string, string[]>> {
       WHERE n.nspname = ${schema} AND a.attnum > 0 AND NOT a.attisdropped`),
     indexes: await q(sql.unsafe`SELECT indexdef FROM pg_indexes WHERE schemaname = ${schema}`),
     constraints: await q(sql.unsafe`SELECT conname, pg_get_constraintdef(c.oid) AS def FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = ${schema}`),
-    triggers: await q(sql.unsafe`SELECT c.relname, pg_get_triggerdef(t.oid) AS def FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${schema} AND NOT t.tgisinternal`),
+    triggers: await q(sql.unsafe`SELECT c.relname, pg_get_triggerdef(t.oid) AS def, t.tgenabled::text AS enabled FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${schema} AND NOT t.tgisinternal`),
     functions: await q(sql.unsafe`SELECT p.proname, pg_get_functiondef(p.oid) AS def FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = ${schema}`),
     schemaAcl: await q(sql.unsafe`SELECT nspacl::text FROM pg_namespace WHERE nspname = ${schema}`),
     defaultAcl: await q(sql.unsafe`SELECT d.defaclobjtype, d.defaclacl::text FROM pg_default_acl d JOIN pg_namespace n ON n.oid = d.defaclnamespace WHERE n.nspname = ${schema}`),

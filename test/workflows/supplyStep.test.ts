@@ -39,11 +39,17 @@ test('the supply step stores exactly the engine\'s plan of the seeded network, w
   const job = await runSupply({ pipeline_id: seed.pipelineId });
   expect([job.status, job.error]).toEqual(['completed', null]);
   expect(job.result).toMatchObject({ step: 'supply', series: 3 });
-  // every table the step wrote had its foreign keys checked set-based, none row by row (db/heldReferences.ts); the
-  // orders are written the ordinary way, since their counting triggers read the inserted rows
+  // every table the step wrote had its foreign keys checked set-based, none row by row (db/heldReferences.ts), the
+  // orders too: their counting triggers fire ALWAYS (migration 041), so the counts still match the orders
   const roads = [...roadsTaken].filter(([table]) => table.startsWith('supply_'));
-  expect(roads.map(([table]) => table)).toEqual(expect.arrayContaining(['supply_pegging', 'supply_plans', 'supply_indirect', 'supply_exceptions']));
+  expect(roads.map(([table]) => table)).toEqual(expect.arrayContaining(['supply_orders', 'supply_pegging', 'supply_plans', 'supply_indirect', 'supply_exceptions']));
   for (const [table, taken] of roads) expect([table, taken.ordinary, taken.held > 0]).toEqual([table, 0, true]);
+  const counts = await withTenant(t.db, a.accountId, (tx) => tx.any(sql.unsafe`
+    SELECT item_id, n::int FROM supply_order_counts WHERE run_id = ${job.job_id} AND n <> 0 ORDER BY item_id`));
+  const ordersPerItem = await withTenant(t.db, a.accountId, (tx) => tx.any(sql.unsafe`
+    SELECT item_id, count(*)::int AS n FROM supply_orders WHERE run_id = ${job.job_id} GROUP BY item_id ORDER BY item_id`));
+  expect(ordersPerItem.length).toBeGreaterThan(0);
+  expect(counts).toEqual(ordersPerItem);
 
   const expected = planSupply({ planning_date: PLANNING_DATE, flags: { firm_orders_block_horizon: false, respect_lead_time: false }, items: seedInput(seed) });
   expect(expected.errors).toEqual([]);
