@@ -151,11 +151,16 @@ export interface DevServerOptions {
 }
 
 export function logTail(logPath: string, lines = 30): string {
+  let all: string[];
   try {
-    return fs.readFileSync(logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    all = fs.readFileSync(logPath, 'utf8').trimEnd().split('\n');
   } catch {
     return '(no log)';
   }
+  // A Go panic says what went wrong in its first lines, and its goroutine dump then fills any tail: keep them ahead of it
+  const panicAt = all.findIndex((l) => /^(panic: |fatal error: )/.test(l));
+  const head = panicAt >= 0 && panicAt < all.length - lines ? [...all.slice(panicAt, Math.min(panicAt + 3, all.length - lines)), '…'] : [];
+  return [...head, ...all.slice(-lines)].join('\n');
 }
 
 export function devServerArgs(opts: Required<DevServerOptions>): string[] {

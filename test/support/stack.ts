@@ -53,7 +53,7 @@ export class LocalStack {
     while (!this.output.includes('Planning platform is running')) {
       if (this.child.exitCode !== null || Date.now() > deadline) {
         // the workers' own log lines fill the tail: lead with the lines that say what went wrong
-        const telling = this.output.split('\n').filter((l) => /error|exited|fail|refus|cannot|could not/i.test(l)).slice(0, 30).join('\n');
+        const telling = this.output.split('\n').filter((l) => /error|exited|fail|refus|cannot|could not|panic/i.test(l)).slice(0, 30).join('\n');
         throw new Error(`stack did not come up (exit code ${this.child.exitCode}):\n${telling}\n--- last output ---\n${this.output.slice(-2000)}`);
       }
       await new Promise((r) => setTimeout(r, 500));

@@ -7,6 +7,7 @@ import {
   devServerArgs,
   ensureSearchAttributes,
   findOrInstallTemporalCli,
+  logTail,
   SEARCH_ATTRIBUTES,
   startDevServer,
   type DevServer,
@@ -58,6 +59,24 @@ describe('devServerArgs', () => {
     const inMemory = devServerArgs({ ...opts, inMemory: true });
     expect(inMemory).not.toContain('--db-filename');
     expect(inMemory).toEqual(onDisk.filter((a) => a !== '--db-filename' && a !== '/data/temporal/temporal.db'));
+  });
+});
+
+describe('logTail', () => {
+  it('keeps a panic\'s first lines ahead of the tail its goroutine dump fills', () => {
+    const file = path.join(os.tmpdir(), `devserver-log-${process.pid}.log`);
+    const dump = Array.from({ length: 40 }, (_, i) => `\tgo.temporal.io/server/frame${i}()`);
+    fs.writeFileSync(file, ['{"level":"info","msg":"starting"}', 'panic: listen tcp 127.0.0.1:40001: bind: address already in use', '', 'goroutine 1 [running]:', ...dump].join('\n'));
+    try {
+      expect(logTail(file, 5).split('\n')).toEqual(['panic: listen tcp 127.0.0.1:40001: bind: address already in use', '', 'goroutine 1 [running]:', '…', ...dump.slice(-5)]);
+      // a panic inside the tail is not repeated, and a log without one is only its tail
+      expect(logTail(file, 43).split('\n')).toEqual(['panic: listen tcp 127.0.0.1:40001: bind: address already in use', '', 'goroutine 1 [running]:', ...dump]);
+      fs.writeFileSync(file, dump.join('\n'));
+      expect(logTail(file, 2)).toBe(dump.slice(-2).join('\n'));
+      expect(logTail(path.join(os.tmpdir(), 'no-such-devserver.log'))).toBe('(no log)');
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
   });
 });
 
