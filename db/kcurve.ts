@@ -95,6 +95,7 @@ export interface KcurveItemRow {
   best_method: string | null;
   forecast_weekly_mean: number | null;
   forecast_weeks: number;
+  /** null where the forecast has a finite mean: only read where it stands in for the forecast */
   history_weekly_mean: number | null;
   unit_cost: number | null;
   cost_source: 'item_site' | 'item' | null;
@@ -132,9 +133,12 @@ export async function kcurveItems(tx: Tx, pipelineId: number, sel: KcurveSelecti
       WHERE fr.pipeline_id = ${pipelineId} AND fr.item_id = s.item_id AND fr.site_id = s.site_id AND fr.method = b.best_method
         AND v IS NOT NULL AND v <> 'NaN'::float8
     ) f ON true
+    -- the history's mean stands in only where the forecast has no finite mean (domain/inventory/kcurveViews.ts
+    -- portfolioItem): elsewhere the condition on f gates the read of the series' weeks off
     LEFT JOIN LATERAL (
       SELECT avg(w.y)::float8 AS weekly_mean FROM series_weekly w
       WHERE w.item_id = s.item_id AND w.site_id = s.site_id AND w.y IS NOT NULL AND NOT w.closed
+        AND (f.weekly_mean IS NULL OR NOT (f.weekly_mean > '-Infinity'::float8 AND f.weekly_mean < 'Infinity'::float8))
     ) h ON true
     WHERE ${selectionSql(sel)}
     ORDER BY s.item_id, s.site_id`))] as KcurveItemRow[];
