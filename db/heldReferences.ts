@@ -45,9 +45,9 @@ export async function withTriggersOff<T>(tx: Tx, write: () => Promise<T>): Promi
 
 /**
  * How the target may be written, in one catalogue read. road 'bare': the connection may switch triggers off and the
- * target has none of its own but ENABLE ALWAYS ones, which fire in either role; 'marks': its only triggers are the statement-level data-version marks (migration 011),
- * which look at no row and which an empty DELETE fires again once triggers are back on; null: neither. keys: its
- * foreign keys, each column list in its constraint's order.
+ * target has none of its own but ENABLE ALWAYS ones, which fire in either role; 'marks': its only other triggers are
+ * the statement-level data-version marks (migration 011), which look at no row and which an empty DELETE fires again
+ * once triggers are back on; null: neither. keys: its foreign keys, each column list in its constraint's order.
  */
 async function targetOf(tx: Tx, target: string): Promise<{ road: 'bare' | 'marks' | null; keys: ForeignKey[] }> {
   const names = (rel: ReturnType<typeof sql.fragment>, nums: ReturnType<typeof sql.fragment>) => sql.fragment`

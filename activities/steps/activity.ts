@@ -6,7 +6,7 @@ import { scopeChunks, scopeItemChunks, seriesInRange, weeklyInRange, type RunSco
 import { checkpoint } from '../jobs/activity';
 import { resolveParametersInRange } from '../../db/parameterResolution';
 import { STEP_HANDLERS } from './registry';
-import type { SeriesStepHandler } from './types';
+import type { SeriesStepHandler, StepOutcome } from './types';
 import type { ResolvedParameters } from '../../domain/parameters/resolve';
 
 export interface SeriesStepInput {
@@ -62,17 +62,16 @@ export function createSeriesStepActivities({ db }: { db: Db }) {
       return withTenant(db, input.accountId, async (tx) => {
         const scope = scopeOf(input);
         const run = { tx, jobId: input.jobId, scope, scenarioId: input.scenarioId, meioScenarioId: input.meioScenarioId ?? null, supplyScenarioId: input.supplyScenarioId ?? null, methods: input.methods ?? null, index: input.index, of: input.of };
-        const compute = async <S extends SeriesKey>(series: S[], step: (series: S[], params: Map<string, ResolvedParameters>) => Promise<{ rows: number; note?: string }>) => {
+        const compute = async <S extends SeriesKey>(series: S[], step: (series: S[], params: Map<string, ResolvedParameters>) => StepOutcome) => {
           const params = handler.parameterTypes.length ? await resolveParametersInRange(tx, input.from, input.to, handler.parameterTypes, series) : new Map();
           checkpoint({ index: input.index, phase: 'compute' });
-          return { series, ...(await step(series, params)) };
+          return { count: series.length, ...(await step(series, params)) };
         };
         const r = handler.reads === 'keys'
           ? await compute(await seriesInRange(tx, scope, input.from, input.to), (series, params) => handler.run(run, series, params))
           : await compute(await weeklyInRange(tx, scope, input.from, input.to), (series, params) => handler.run(run, series, params));
-        const { series } = r;
-        await appendLog(tx, input.jobId, `${input.step}: chunk ${input.index + 1}/${input.of}: ${series.length} series, ${r.rows} rows${r.note ? `; ${r.note}` : ''}`);
-        return { series: series.length, rows: r.rows };
+        await appendLog(tx, input.jobId, `${input.step}: chunk ${input.index + 1}/${input.of}: ${r.count} series, ${r.rows} rows${r.note ? `; ${r.note}` : ''}`);
+        return { series: r.count, rows: r.rows };
       });
     },
 

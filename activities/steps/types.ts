@@ -27,7 +27,7 @@ interface StepHandlerBase {
   finalize?(run: Omit<StepRun, 'index' | 'of'>): Promise<string | null>;
 }
 
-type StepOutcome = Promise<{ rows: number; note?: string }>;
+export type StepOutcome = Promise<{ rows: number; note?: string }>;
 
 /**
  * One per-series pipeline step. `run` gets the chunk's weekly series and their resolved parameters (the types listed
