@@ -11,6 +11,8 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: ['^(?!.*/node_modules/(jose|p-limit|yocto-queue)/).*/node_modules/'],
+  // async local storages and promise hooks that a worker's earlier files left in the process, undone (see the file)
+  setupFiles: ['<rootDir>/test/support/staleProcessHooks.js'],
   // TEST_CPU_REPORT=<file>: CPU seconds per test file (docs/TESTING.md)
   setupFilesAfterEnv: ['<rootDir>/test/support/cpuProbe.ts'],
   // jest-runtime, keeping V8's compiled code of each module between the test files of a worker
@@ -38,7 +40,7 @@ module.exports = {
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/domain/'],
       globalSetup: '<rootDir>/test/support/globalSetup.ts',
       globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
-      setupFiles: ['<rootDir>/test/support/workerEnv.ts'],
+      setupFiles: [...common.setupFiles, '<rootDir>/test/support/workerEnv.ts'],
     },
   ],
 };
