@@ -32,10 +32,7 @@ set +e
 # a whole run makes nearly two hundred tenants: their schemas are migrated once into the workers' template
 # (test/support/tenantPool.ts); a run of a few files makes too few to pay for it
 [ "$#" -gt 0 ] || export TEST_TENANT_POOL="${TEST_TENANT_POOL:-50}"
-# V8's young generation at 64 MB a semi-space (16 by default) in jest and its workers, which inherit the flag: each
-# test file loads the app's modules anew, and fewer scavenges promote less of that short-lived garbage (twelve API
-# files in band, three pairs alternated: 1 %, 21 % and 8 % less CPU; docs/TESTING.md)
-NODE_ENV=test node --max-semi-space-size=64 node_modules/jest/bin/jest.js --json --outputFile="$results" "$@"
+NODE_ENV=test npx jest --json --outputFile="$results" "$@"
 jest_rc=$?
 echo "==> suite times: $results (npm run test:timings -- $results)"
 wait
