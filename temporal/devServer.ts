@@ -31,6 +31,10 @@ const INDEXED_VALUE_TYPE: Record<SearchAttributeType, temporal.api.enums.v1.Inde
 const NAMESPACE_RETENTION = '3 days';
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 10_000;
+/** starts of a dev server that exits before it answers, before the error (see startDevServer) */
+const START_ATTEMPTS = 3;
+/** lines of a Go panic kept ahead of a log's tail: the message and the panicking goroutine's first frames */
+const PANIC_HEAD_LINES = 16;
 
 // gRPC status codes, spelled out so we need not depend on @grpc/grpc-js directly.
 const GRPC_NOT_FOUND = 5;
@@ -157,9 +161,10 @@ export function logTail(logPath: string, lines = 30): string {
   } catch {
     return '(no log)';
   }
-  // A Go panic says what went wrong in its first lines, and its goroutine dump then fills any tail: keep them ahead of it
+  // A Go panic says what went wrong, and where, in its first lines (the message, then the panicking goroutine's top
+  // frames), and its goroutine dump then fills any tail: keep them ahead of it
   const panicAt = all.findIndex((l) => /^(panic: |fatal error: )/.test(l));
-  const head = panicAt >= 0 && panicAt < all.length - lines ? [...all.slice(panicAt, Math.min(panicAt + 3, all.length - lines)), '…'] : [];
+  const head = panicAt >= 0 && panicAt < all.length - lines ? [...all.slice(panicAt, Math.min(panicAt + PANIC_HEAD_LINES, all.length - lines)), '…'] : [];
   return [...head, ...all.slice(-lines)].join('\n');
 }
 
@@ -192,6 +197,56 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+interface Launched {
+  ready: boolean;
+  /** set once the process has ended: how it ended */
+  exitInfo?: string;
+  child: ChildProcess;
+  exited: Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** One start of the CLI, waited on until it answers as Temporal, exits, or runs out of time (then it is stopped). */
+async function launch(cli: string, args: string[], address: string, logPath: string): Promise<Launched> {
+  const logFd = fs.openSync(logPath, 'a');
+  // Own process group, so stop() reaches anything the CLI starts and a Ctrl-C meant for a test runner does not race us.
+  const child = spawn(cli, args, { detached: true, stdio: ['ignore', logFd, logFd] });
+  fs.closeSync(logFd);
+  const state: Launched = { ready: false, child, exited: undefined as unknown as Promise<string>, stop: async () => undefined };
+  state.exited = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      state.exitInfo = `exited with ${signal ?? code}`;
+      resolve(state.exitInfo);
+    });
+    child.once('error', (err) => {
+      state.exitInfo = `failed to start: ${err.message}`;
+      resolve(state.exitInfo);
+    });
+  });
+  // Without this, a parent that exits without calling stop() would leave an orphan holding the port.
+  const killOnExit = () => signalGroup(child, 'SIGTERM');
+  process.once('exit', killOnExit);
+  state.stop = async () => {
+    process.removeListener('exit', killOnExit);
+    if (state.exitInfo) return;
+    signalGroup(child, 'SIGTERM');
+    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
+    await state.exited;
+    clearTimeout(timer);
+  };
+  logger.info({ cli, args, logPath }, 'starting Temporal dev server');
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  while (!(await answersAsTemporal(address))) {
+    if (state.exitInfo || Date.now() > deadline) {
+      await state.stop();
+      return state;
+    }
+    await sleep(250);
+  }
+  state.ready = true;
+  return state;
+}
+
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
   const port = options.port ?? 7233;
   const opts: Required<DevServerOptions> = {
@@ -216,45 +271,22 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const cli = await findOrInstallTemporalCli();
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const logPath = path.join(opts.dataDir, 'temporal.log');
-  const logFd = fs.openSync(logPath, 'a');
   const args = devServerArgs(opts);
-  // Own process group, so stop() reaches anything the CLI starts and a Ctrl-C meant for a test runner does not race us.
-  const child = spawn(cli, args, { detached: true, stdio: ['ignore', logFd, logFd] });
-  fs.closeSync(logFd);
-  let exitInfo: string | undefined;
-  const exited = new Promise<string>((resolve) => {
-    child.once('exit', (code, signal) => {
-      exitInfo = `exited with ${signal ?? code}`;
-      resolve(exitInfo);
-    });
-    child.once('error', (err) => {
-      exitInfo = `failed to start: ${err.message}`;
-      resolve(exitInfo);
-    });
-  });
-  // Without this, a parent that exits without calling stop() would leave an orphan holding the port.
-  const killOnExit = () => signalGroup(child, 'SIGTERM');
-  process.once('exit', killOnExit);
-
-  const stop = async () => {
-    process.removeListener('exit', killOnExit);
-    if (exitInfo) return;
-    signalGroup(child, 'SIGTERM');
-    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
-    await exited;
-    clearTimeout(timer);
-  };
-
-  logger.info({ cli, args, logPath }, 'starting Temporal dev server');
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-  while (!(await answersAsTemporal(address))) {
-    if (exitInfo || Date.now() > deadline) {
-      await stop();
-      const why = exitInfo ?? `did not answer on ${address} within ${STARTUP_TIMEOUT_MS / 1000} s`;
-      throw new Error(`Temporal dev server ${why}. Last lines of ${logPath}:\n${logTail(logPath)}`);
+  // The CLI picks its internal services' ports itself (bind to port 0, close, bind again later), so a process that
+  // takes one of them in between makes it panic while it builds the server (a nil listener; temporalio/cli#667):
+  // seen once in a test run that started four servers beside each other. A server that exits before it ever
+  // answered is started again; one that keeps failing is a real fault and ends in an error with its log.
+  let launched: Launched | undefined;
+  for (let attempt = 1; ; attempt++) {
+    launched = await launch(cli, args, address, logPath);
+    if (launched.ready) break;
+    const why = launched.exitInfo ?? `did not answer on ${address} within ${STARTUP_TIMEOUT_MS / 1000} s`;
+    if (!launched.exitInfo || attempt >= START_ATTEMPTS) {
+      throw new Error(`Temporal dev server ${why}${attempt > 1 ? ` (attempt ${attempt} of ${START_ATTEMPTS})` : ''}. Last lines of ${logPath}:\n${logTail(logPath)}`);
     }
-    await sleep(250);
+    logger.warn({ address, attempt, why, logPath }, 'Temporal dev server exited while starting; starting it again');
   }
+  const { child, exited, stop } = launched;
   try {
     await ensureSearchAttributes(address, opts.namespace);
   } catch (err) {
