@@ -152,6 +152,11 @@ export interface DevServerOptions {
    * (the test run's), where it costs about 40 % less CPU (the workflow suites' server: 3.0 against 4.9 CPU-s)
    */
   inMemory?: boolean;
+  /**
+   * variables for the server's process beside this one's: the test run gives its server Go runtime settings
+   * (test/support/globalSetup.ts)
+   */
+  env?: Record<string, string>;
 }
 
 export function logTail(logPath: string, lines = 30): string {
@@ -168,7 +173,7 @@ export function logTail(logPath: string, lines = 30): string {
   return [...head, ...all.slice(-lines)].join('\n');
 }
 
-export function devServerArgs(opts: Required<DevServerOptions>): string[] {
+export function devServerArgs(opts: Required<Omit<DevServerOptions, 'env'>>): string[] {
   return [
     'server',
     'start-dev',
@@ -207,10 +212,10 @@ interface Launched {
 }
 
 /** One start of the CLI, waited on until it answers as Temporal, exits, or runs out of time (then it is stopped). */
-async function launch(cli: string, args: string[], address: string, logPath: string): Promise<Launched> {
+async function launch(cli: string, args: string[], env: NodeJS.ProcessEnv, address: string, logPath: string): Promise<Launched> {
   const logFd = fs.openSync(logPath, 'a');
   // Own process group, so stop() reaches anything the CLI starts and a Ctrl-C meant for a test runner does not race us.
-  const child = spawn(cli, args, { detached: true, stdio: ['ignore', logFd, logFd] });
+  const child = spawn(cli, args, { detached: true, env, stdio: ['ignore', logFd, logFd] });
   fs.closeSync(logFd);
   const state: Launched = { ready: false, child, exited: undefined as unknown as Promise<string>, stop: async () => undefined };
   state.exited = new Promise<string>((resolve) => {
@@ -253,6 +258,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     namespace: 'default',
     ui: true,
     inMemory: false,
+    env: {},
     ...options,
     port,
     // the CLI's own default, which keeps two servers on different gRPC ports from fighting over 8233
@@ -278,7 +284,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   // answered is started again; one that keeps failing is a real fault and ends in an error with its log.
   let launched: Launched | undefined;
   for (let attempt = 1; ; attempt++) {
-    launched = await launch(cli, args, address, logPath);
+    launched = await launch(cli, args, { ...process.env, ...opts.env }, address, logPath);
     if (launched.ready) break;
     const why = launched.exitInfo ?? `did not answer on ${address} within ${STARTUP_TIMEOUT_MS / 1000} s`;
     if (!launched.exitInfo || attempt >= START_ATTEMPTS) {

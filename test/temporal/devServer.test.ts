@@ -199,8 +199,12 @@ describe('startDevServer', () => {
   it('keeps its state in dataDir across a stop and a second start', async () => {
     await server!.stop();
     server = undefined;
-    server = await startDevServer({ dataDir, port, uiPort, ui: false });
+    server = await startDevServer({ dataDir, port, uiPort, ui: false, env: { GOMAXPROCS: '1' } });
     expect(server.owned).toBe(true);
+    // the variables given are the server process's, beside this process's own
+    const environ = fs.readFileSync(`/proc/${server.pid}/environ`, 'utf8').split('\0');
+    expect(environ).toContain('GOMAXPROCS=1');
+    expect(environ).toContain(`PATH=${process.env.PATH}`);
     expectAllRegistered(await customAttributes(server));
     // Nothing in the second start touches planning-extra, so finding it proves the SQLite file carried the state over.
     expectAllRegistered(await customAttributes({ ...server, namespace: 'planning-extra' }));
