@@ -7,19 +7,12 @@ import { startEmbeddedPostgres } from '../../db/embedded';
 import { migrateAll } from '../../db/migrate';
 import { freePort } from '../../lib/net';
 import { startDevServer } from '../../temporal/devServer';
+import { TEST_GO_RUNTIME } from './goRuntime';
 import { bundleScripts } from './scriptBundle';
 import { cachedTemplate, copyDataDirectory, saveTemplate, templateKey } from './templateCache';
 import { makeRunDirectory } from './runDirectory';
 import { fillTenantPool } from './tenantPool';
 import { workerDatabaseName } from './workerDatabase';
-
-/**
- * The run's Temporal server on one Go thread of execution, collecting garbage at four times its live heap instead of
- * twice: the jest workers keep both cores busy, where Go's idle threads spinning for work and its frequent collections
- * only took CPU from them. Six workflow files, paired runs: the server's CPU 29.6, 29.1, 26.6 s by default against
- * 22.8 and 21.0 s with both (23.8 with one thread alone, 25.3 with the collector setting alone).
- */
-const TEMPORAL_RUNTIME = { GOMAXPROCS: '1', GOGC: '400' };
 
 const quiet = { trace() {}, debug() {}, info() {}, warn: console.warn, error: console.error, log() {} } as any;
 
@@ -45,7 +38,7 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
   const scriptBundling = bundleScripts(scripts);
   const temporal = process.env.TEMPORAL_ADDRESS
     ? undefined
-    : startDevServer({ dataDir: path.join(run, 'temporal'), port: await freePort(), uiPort: await freePort(), ui: false, inMemory: true, env: TEMPORAL_RUNTIME });
+    : startDevServer({ dataDir: path.join(run, 'temporal'), port: await freePort(), uiPort: await freePort(), ui: false, inMemory: true, env: TEST_GO_RUNTIME });
   // whole runs only (scripts/test.sh sets it): one file's run would wait on migrations it never uses
   const poolSize = Number(process.env.TEST_TENANT_POOL ?? 0);
   if (process.env.DATABASE_URL) {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../../lib/net';
+import { TEST_GO_RUNTIME } from './goRuntime';
 import { scratchDirectory } from './runDirectory';
 
 export const ROOT = path.join(__dirname, '../..');
@@ -28,7 +29,9 @@ export class LocalStack {
     this.dataDir = scratchDirectory('planning-start-');
     this.env = {
       ...process.env, DATA_DIR: this.dataDir, PORT: String(ports.api), PGPORT: String(ports.pg), TEMPORAL_PORT: String(ports.temporal),
-      TEMPORAL_UI_PORT: String(ports.ui), NODE_ENV: 'development', LOG_LEVEL: 'warn', ...extraEnv,
+      TEMPORAL_UI_PORT: String(ports.ui), NODE_ENV: 'development', LOG_LEVEL: 'warn',
+      // read by the stack's Temporal dev server alone (test/support/goRuntime.ts)
+      ...TEST_GO_RUNTIME, ...extraEnv,
     };
     // the test run's own database and Temporal server must not be picked up: the launcher starts its own
     delete this.env.DATABASE_URL;

@@ -6,6 +6,7 @@ import { startDevServer, type DevServer } from '../../temporal/devServer';
 import { createPipeline, isFinished, waitForJob, type JobBody } from '../support/jobs';
 import { startTestWorker, type TestWorker } from '../support/temporal';
 import { startTestApp, type TestApp, type TestTenant } from '../support/testApp';
+import { TEST_GO_RUNTIME } from '../support/goRuntime';
 import { scratchDirectory } from '../support/runDirectory';
 
 /**
@@ -28,7 +29,7 @@ let planner: string;
 let pipelineId: number;
 let workerCrash: unknown;
 
-const startServer = () => startDevServer({ dataDir, ...ports, ui: false });
+const startServer = () => startDevServer({ dataDir, ...ports, ui: false, env: TEST_GO_RUNTIME });
 
 beforeAll(async () => {
   dataDir = scratchDirectory('planning-temporal-restart-');
