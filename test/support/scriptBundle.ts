@@ -70,13 +70,10 @@ export async function bundleScripts(outDir: string): Promise<void> {
  */
 export function scriptArgs(script: TestScript): string[] {
   const dir = process.env.TEST_SCRIPT_BUNDLES;
-  // V8's compiled code of the bundle and of the packages it requires, kept between the run's script processes
-  // (scriptEnv says where): an admin CLI start 0.50 -> 0.33 CPU-s. Node 22 has this built in (module.enableCompileCache).
-  return dir ? ['--require', require.resolve('v8-compile-cache'), path.join(dir, script.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', script];
+  return dir ? [path.join(dir, script.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', script];
 }
 
 /** The environment a script runs in: the packages are resolved from the clone's node_modules, wherever the bundle is. */
 export function scriptEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const run = env.TEST_RUN_DIR;
-  return { ...env, NODE_PATH: path.join(ROOT, 'node_modules'), ...(run ? { V8_COMPILE_CACHE_CACHE_DIR: path.join(run, 'v8-compile-cache') } : {}) };
+  return { ...env, NODE_PATH: path.join(ROOT, 'node_modules') };
 }
