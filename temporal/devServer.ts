@@ -204,7 +204,7 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 
 interface Launched {
   ready: boolean;
-  /** set once the process has ended: how it ended */
+  /** how the process ended, when it has */
   exitInfo?: string;
   child: ChildProcess;
   exited: Promise<string>;
@@ -217,39 +217,32 @@ async function launch(cli: string, args: string[], env: NodeJS.ProcessEnv, addre
   // Own process group, so stop() reaches anything the CLI starts and a Ctrl-C meant for a test runner does not race us.
   const child = spawn(cli, args, { detached: true, env, stdio: ['ignore', logFd, logFd] });
   fs.closeSync(logFd);
-  const state: Launched = { ready: false, child, exited: undefined as unknown as Promise<string>, stop: async () => undefined };
-  state.exited = new Promise<string>((resolve) => {
-    child.once('exit', (code, signal) => {
-      state.exitInfo = `exited with ${signal ?? code}`;
-      resolve(state.exitInfo);
-    });
-    child.once('error', (err) => {
-      state.exitInfo = `failed to start: ${err.message}`;
-      resolve(state.exitInfo);
-    });
+  let exitInfo: string | undefined;
+  const exited = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => resolve((exitInfo = `exited with ${signal ?? code}`)));
+    child.once('error', (err) => resolve((exitInfo = `failed to start: ${err.message}`)));
   });
   // Without this, a parent that exits without calling stop() would leave an orphan holding the port.
   const killOnExit = () => signalGroup(child, 'SIGTERM');
   process.once('exit', killOnExit);
-  state.stop = async () => {
+  const stop = async () => {
     process.removeListener('exit', killOnExit);
-    if (state.exitInfo) return;
+    if (exitInfo) return;
     signalGroup(child, 'SIGTERM');
     const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), STOP_GRACE_MS);
-    await state.exited;
+    await exited;
     clearTimeout(timer);
   };
   logger.info({ cli, args, logPath }, 'starting Temporal dev server');
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   while (!(await answersAsTemporal(address))) {
-    if (state.exitInfo || Date.now() > deadline) {
-      await state.stop();
-      return state;
+    if (exitInfo || Date.now() > deadline) {
+      await stop();
+      return { ready: false, exitInfo, child, exited, stop };
     }
     await sleep(250);
   }
-  state.ready = true;
-  return state;
+  return { ready: true, child, exited, stop };
 }
 
 export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
@@ -282,7 +275,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   // takes one of them in between makes it panic while it builds the server (a nil listener; temporalio/cli#667):
   // seen once in a test run that started four servers beside each other. A server that exits before it ever
   // answered is started again; one that keeps failing is a real fault and ends in an error with its log.
-  let launched: Launched | undefined;
+  let launched: Launched;
   for (let attempt = 1; ; attempt++) {
     launched = await launch(cli, args, { ...process.env, ...opts.env }, address, logPath);
     if (launched.ready) break;

@@ -41,19 +41,22 @@ function firstRecentPython(): string {
   return 'python3';
 }
 
+/** The file an interpreter name or path stands for (PATH looked up, links followed); the name itself if none. */
+export function interpreterFile(python: string): string {
+  try {
+    return fs.realpathSync(python.includes('/') ? python : execFileSync('sh', ['-c', 'command -v "$1"', 'sh', python], { encoding: 'utf8' }).trim());
+  } catch {
+    return python;
+  }
+}
+
 /**
  * Outside the clone, like the Temporal CLI (temporal/cli.ts), and keyed by version and by the interpreter it is built
  * from, so a new pin or another Python gets a venv of its own.
  */
 export function schemathesisVenv(env = process.env, python = schemathesisPython(env)): string {
   const cacheHome = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  let interpreter = python;
-  try {
-    interpreter = fs.realpathSync(python.includes('/') ? python : execFileSync('sh', ['-c', 'command -v "$1"', 'sh', python], { encoding: 'utf8' }).trim());
-  } catch {
-    // keyed by the name given
-  }
-  const key = crypto.createHash('sha256').update(interpreter).digest('hex').slice(0, 8);
+  const key = crypto.createHash('sha256').update(interpreterFile(python)).digest('hex').slice(0, 8);
   return path.join(cacheHome, 'planning-platform', `schemathesis-venv-${SCHEMATHESIS_VERSION}-${key}`);
 }
 
