@@ -53,8 +53,11 @@ const STATEFUL_EXAMPLES = Number(process.env.FUZZ_STATEFUL_EXAMPLES ?? 60);
  * answering it costs the API (7 against 4 ms of CPU), threads of one process share one core (Python's lock), and
  * concurrent threads now and then crashed Hypothesis inside CPython's ast module ("AST constructor recursion depth
  * mismatch", CPython 3.11). Each operation's cases come from the seed alone, so neither number changes the cases.
+ * Two, not four: the fuzz shares two cores with the other jest workers, so more processes only added their own
+ * start-up and switching (the fuzz alone, paired runs on 2026-11-30: 262 and 265 CPU-s of schemathesis, the API and
+ * PostgreSQL with four, 254 and 224 with two, 156 against 152–171 s of wall time).
  */
-const PROCESSES = Math.max(1, Number(process.env.FUZZ_PROCESSES ?? 4));
+const PROCESSES = Math.max(1, Number(process.env.FUZZ_PROCESSES ?? 2));
 /** Concurrent requests per schemathesis process (threads; see above). */
 const WORKERS = Number(process.env.FUZZ_WORKERS ?? 1);
 
