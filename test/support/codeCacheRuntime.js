@@ -10,12 +10,13 @@
  * - **Reading the sources.** Jest keeps each file's transformed code for the whole worker (keyed by path and
  *   modification time), but reads the module's source from disk and decodes it again in every test file before it
  *   asks for that code, and stats it to find the code: over 10,000 reads for eight workflow files, the largest
- *   (@temporalio/proto's definitions) megabytes each time. The decoded source and the transformer's result are kept
- *   here for the worker; a file of ours whose size or modification time changed is read and transformed again.
+ *   (@temporalio/proto's definitions) megabytes each time. The decoded source, the transformer's result and where
+ *   each name resolved to are kept for the worker (test/support/workerModuleCache.js); a file of ours whose size or
+ *   modification time changed is read and transformed again.
  */
-const fs = require('node:fs');
 const vm = require('node:vm');
 const JestRuntime = require('jest-runtime').default;
+const { createResolutionCache, createSourceCache, createTransformCache } = require('./workerModuleCache');
 
 const compileFunction = vm.compileFunction;
 /** filename → the source compiled and V8's code for it */
@@ -34,46 +35,15 @@ vm.compileFunction = function compileFunctionWithCodeCache(code, params, options
   return fn;
 };
 
-/** filename → its decoded source, with the size and modification time it had when read */
-const sources = new Map();
-
-/**
- * The file's source as a string, read from disk only when the worker has not read this version of it before. Files
- * under node_modules are not looked at again (nothing installs packages during a run); the others are, since a test
- * may write a file it then requires.
- */
-function sharedSource(filename) {
-  const kept = sources.get(filename);
-  if (kept && kept.packaged) return kept.source;
-  const stat = fs.statSync(filename);
-  if (kept && kept.size === stat.size && kept.mtimeMs === stat.mtimeMs) return kept.source;
-  const source = fs.readFileSync(filename, 'utf8');
-  sources.set(filename, { size: stat.size, mtimeMs: stat.mtimeMs, packaged: filename.includes('/node_modules/'), source });
-  return source;
-}
-
-/** project, filename and the caller's module flags → the source Jest transformed and what it made of it */
-const transformed = new Map();
-
-/** project, requiring file and the name it asked for → the path it resolved to */
-const resolved = new Map();
+const sharedSource = createSourceCache();
+const memoTransform = createTransformCache();
+const memoResolve = createResolutionCache();
 
 class SharedSourceRuntime extends JestRuntime {
   constructor(config, ...rest) {
     super(config, ...rest);
-    // Jest resolves a name again in each test file; the answer depends only on the two paths and the project's
-    // configuration (no module name mappers or mocks here), and no package moves during a run
     const resolution = this._resolution;
-    const resolveCjs = resolution.resolveCjs.bind(resolution);
-    resolution.resolveCjs = (from, to) => {
-      const key = `${config.id}\0${from}\0${to}`;
-      let found = resolved.get(key);
-      if (found === undefined) {
-        found = resolveCjs(from, to);
-        resolved.set(key, found);
-      }
-      return found;
-    };
+    resolution.resolveCjs = memoResolve(config.id, resolution.resolveCjs.bind(resolution));
     // the test file's own cache of sources (Jest's cacheFS, which its transformer reads too) is filled from the
     // worker's instead of the disk
     const files = this.fileCache;
@@ -85,20 +55,9 @@ class SharedSourceRuntime extends JestRuntime {
       }
       return source;
     };
-    // Jest's transformer keeps its results for the worker too, but finds them by the file's modification time, one
-    // stat per module per file; the source kept above is the same string as long as the file is unchanged
     const transformer = this.transformCache.scriptTransformer;
-    const transform = transformer.transform.bind(transformer);
-    transformer.transform = (filename, options, source) => {
-      const key = `${config.id}\0${filename}\0${options.instrument}\0${options.supportsDynamicImport}\0${options.supportsStaticESM}\0${options.supportsExportNamespaceFrom}\0${options.supportsTopLevelAwait}`;
-      const kept = transformed.get(key);
-      if (kept && kept.source === source) return kept.result;
-      const result = transform(filename, options, source);
-      transformed.set(key, { source, result });
-      return result;
-    };
+    transformer.transform = memoTransform(config.id, transformer.transform.bind(transformer));
   }
 }
 
 module.exports = SharedSourceRuntime;
-module.exports.sharedSource = sharedSource;
