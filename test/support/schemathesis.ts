@@ -30,15 +30,21 @@ let chosenPython: string | undefined;
 
 function firstRecentPython(): string {
   for (const candidate of ['/usr/bin/python3', 'python3']) {
-    try {
-      const out = execFileSync(candidate, ['-c', 'import sys, venv; print(sys.version_info[0], sys.version_info[1])'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 });
-      const [major, minor] = out.trim().split(' ').map(Number);
-      if (major > MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor >= MIN_PYTHON[1])) return candidate;
-    } catch {
-      // not there, or without venv: the next one
-    }
+    const version = pythonVersion(candidate);
+    if (version && (version[0] > MIN_PYTHON[0] || (version[0] === MIN_PYTHON[0] && version[1] >= MIN_PYTHON[1]))) return candidate;
   }
   return 'python3';
+}
+
+/** The interpreter's major and minor version, when it runs and has venv; undefined otherwise. */
+export function pythonVersion(python: string): [number, number] | undefined {
+  try {
+    const out = execFileSync(python, ['-c', 'import sys, venv; print(sys.version_info[0], sys.version_info[1])'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 10_000 });
+    const [major, minor] = out.trim().split(' ').map(Number);
+    return [major, minor];
+  } catch {
+    return undefined;
+  }
 }
 
 /** The file an interpreter name or path stands for (PATH looked up, links followed); the name itself if none. */
