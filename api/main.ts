@@ -6,6 +6,7 @@ import { listAccounts } from '../db/accounts';
 import { loadTenantData } from '../db/masterData';
 import { migrateAll } from '../db/migrate';
 import { openPool } from '../db/pool';
+import { closePreparedReadPools } from '../db/preparedReads';
 import { JobLogNotifications } from '../db/notifications';
 import { Client, Connection } from '@temporalio/client';
 import { isDevelopment, readEnv } from '../lib/env';
@@ -66,6 +67,7 @@ export async function startApi(): Promise<{ close(): Promise<void> }> {
       metricsServer?.close();
       await connection.close();
       await notifications.close();
+      await closePreparedReadPools();
       await db.end();
     },
   };

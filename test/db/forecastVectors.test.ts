@@ -1,6 +1,6 @@
 import { createTestAccount } from '../support/tenantPool';
-import { openPool, sql, withTenant, type Db } from '../../db/pool';
-import { pipelineForecastVectors } from '../../db/preparedReads';
+import { openPool, sql, tenantSchemaName, withTenant, type Db } from '../../db/pool';
+import { closePreparedReadPools, pipelineForecastVectors, tenantPreparedQuery } from '../../db/preparedReads';
 import { seriesForecastsOf } from '../../db/seriesDetail';
 
 let db: Db;
@@ -35,4 +35,21 @@ test('one series\' forecast vectors come back as stored, NULL and NaN included, 
   const all = (await pipelineForecastVectors(process.env.DATABASE_URL!, accountId, 0)).get(`${key.item_id}_${key.site_id}`)!;
   expect(all.rows.map((r) => [r.method, r.yhat, r.yhat_lower, r.yhat_upper])).toEqual(one.rows.map((r) => [r.method, r.yhat, r.yhat_lower, r.yhat_upper]));
   expect(await seriesForecastsOf(process.env.DATABASE_URL!, accountId, 0, { item_id: key.item_id + 1000, site_id: key.site_id })).toEqual({ rows: [], best_method: null });
+});
+
+test('closing the prepared-read pools ends their connections at once, and the next read opens them again', async () => {
+  // the shared pool's statement and a tenant pool's (search_path set per connection), each holding a backend
+  await pipelineForecastVectors(process.env.DATABASE_URL!, accountId, 0);
+  expect(await tenantPreparedQuery(process.env.DATABASE_URL!, accountId, sql.unsafe`SELECT count(*)::int AS n /* pools-closed */ FROM forecast_results`)).toEqual([{ n: 2 }]);
+  // the backends whose last statement was one of these two reads (the shared one names this tenant's schema), none
+  // left idle for the pools' 10 s timeout after the close
+  const backends = async () => Number(await db.oneFirst(sql.unsafe`
+    SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle'
+      AND (query LIKE ${`%"${tenantSchemaName(accountId)}".forecast_results%`} OR query LIKE '%pools-closed%') AND query NOT LIKE '%pg_stat_activity%'`));
+  expect(await backends()).toBe(2);
+  await closePreparedReadPools();
+  for (let i = 0; i < 100 && (await backends()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  expect(await backends()).toBe(0);
+  expect(await tenantPreparedQuery(process.env.DATABASE_URL!, accountId, sql.unsafe`SELECT count(*)::int AS n /* pools-closed */ FROM forecast_results`)).toEqual([{ n: 2 }]);
+  await closePreparedReadPools();
 });

@@ -11,6 +11,7 @@ import { compileResponse } from '../../api/routes/validation';
 import { indexEmail } from '../../db/accounts';
 import { loadTenantData } from '../../db/masterData';
 import { openPool, withTenant, type Db } from '../../db/pool';
+import { closePreparedReadPools } from '../../db/preparedReads';
 import { insertUser, upsertSuperadmin } from '../../db/users';
 import { readEnv } from '../../lib/env';
 import { JobLogNotifications } from '../../db/notifications';
@@ -141,6 +142,7 @@ export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLim
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await notifications.close();
+      await closePreparedReadPools();
       await db.end();
     },
   };
