@@ -76,14 +76,23 @@ const AREAS: Array<(table: RouteTable) => void> = [registerSystemRoutes, registe
 
 const LOGIN_PATHS = ['/api/auth/login', '/api/auth/microsoft', '/api/auth/google'];
 
+export interface AppOptions {
+  /**
+   * The process's own metrics on /metrics (CPU, memory, event-loop delay, garbage collection; prom-client's
+   * defaults). On by default. They register a garbage-collection observer and an event-loop monitor in the process
+   * that nothing can remove, so a process that builds many apps (a test worker, one per test file) turns them off.
+   */
+  processMetrics?: boolean;
+}
+
 /** Builds the Koa app from its dependencies; nothing here touches the network or database until a request comes. */
-export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) => void> = []): { app: Koa; table: RouteTable; metrics: ApiMetrics; lifecycle: Lifecycle } {
+export function createApp(deps: AppDeps, extraAreas: Array<(table: RouteTable) => void> = [], options: AppOptions = {}): { app: Koa; table: RouteTable; metrics: ApiMetrics; lifecycle: Lifecycle } {
   const app = new Koa({ proxy: process.env.TRUST_PROXY === '1' });
   (app.context as any).deps = deps;
   const table: RouteTable = { router: new Router(), routes: [] };
   for (const register of [...AREAS, ...extraAreas]) register(table);
   let streams: RegExp[] | undefined;
-  const metrics = new ApiMetrics(deps.db, deps.cache, { defaultMetrics: true });
+  const metrics = new ApiMetrics(deps.db, deps.cache, { defaultMetrics: options.processMetrics ?? true });
 
   app.use(metrics.middleware((path, method) => {
     const layer = table.router.match(path, method).pathAndMethod[0];

@@ -12,7 +12,8 @@ let t: TestApp;
 let tenant: TestTenant;
 let planner: string;
 beforeAll(async () => {
-  t = await startTestApp();
+  // as production's API builds it (api/main.ts): with the process's own metrics
+  t = await startTestApp({ processMetrics: true });
   tenant = await t.newTenant('metrics');
   planner = await t.login(tenant.planner);
 });
@@ -85,6 +86,19 @@ describe('API /metrics', () => {
     expect(sample(after, 'planning_db_pool_waiting_clients')).toBe(0);
     expect(after).toMatch(/^planning_db_pool_idle_connections \d+$/m);
     expect(after).toMatch(/^process_cpu_user_seconds_total /m);
+    expect(after).toMatch(/^nodejs_gc_duration_seconds_count\{kind="\w+"\} \d+$/m);
+  });
+
+  it('an app built without the process\'s metrics answers its own series and none of the process\'s', async () => {
+    const bare = await startTestApp();
+    try {
+      const res = await request(bare.server).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+      expect(res.status).toBe(200);
+      expect(res.text).toMatch(/^planning_http_requests_in_flight 0$/m);
+      expect(res.text).not.toMatch(/^(process|nodejs)_/m);
+    } finally {
+      await bare.close();
+    }
   });
 });
 

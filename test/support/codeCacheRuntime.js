@@ -31,7 +31,9 @@ vm.compileFunction = function compileFunctionWithCodeCache(code, params, options
     if (!fn.cachedDataRejected) return fn;
   }
   const fn = compileFunction.call(this, code, params, { ...options, produceCachedData: true });
-  if (fn.cachedDataProduced) compiled.set(key, { code, data: fn.cachedData });
+  // a copy: V8 hands the code back as a buffer of the test file's own context, and keeping that one kept the whole
+  // context (every module object of the file that first loaded this module) alive for the rest of the worker
+  if (fn.cachedDataProduced) compiled.set(key, { code, data: Buffer.from(fn.cachedData) });
   return fn;
 };
 

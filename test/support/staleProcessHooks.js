@@ -50,5 +50,10 @@ if (!asyncHooks[TRACKED]) {
 }
 
 const stale = asyncHooks[TRACKED].splice(0);
+// roarr (slonik's logger) keeps its state on the global object, which is this file's own, and adds an 'error'
+// listener to process.stdout, which is the worker's: each file added one that held its whole context. Its own
+// teardown removes it once the file is over.
+const fileGlobal = globalThis;
+asyncHooks[TRACKED].push(() => fileGlobal.ROARR?.teardown?.());
 for (const undo of stale) undo();
 if (process.env.TEST_STALE_HOOKS_LOG) process.stderr.write(`staleProcessHooks: undid ${stale.length} registrations of earlier files\n`);

@@ -57,7 +57,7 @@ const uniq = () => crypto.randomBytes(4).toString('hex');
  * A real app on real PostgreSQL, called through HTTP. Every response is checked against the schema its route
  * publishes in /openapi.json, and a status the route does not document fails the test.
  */
-export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: Partial<SsoSettings>; /** a database of the test's own instead of the run's */ databaseUrl?: string; /** environment variables this app reads beside the process's (lib/env.ts) */ vars?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLimit?: number; extraAreas?: Array<(table: RouteTable) => void>; cacheLoader?: (db: Db) => CacheLoader; sso?: Partial<SsoSettings>; /** a database of the test's own instead of the run's */ databaseUrl?: string; /** environment variables this app reads beside the process's (lib/env.ts) */ vars?: Record<string, string>; /** the process's own metrics on /metrics (api/app.ts AppOptions): off, since each would stay registered in the jest worker after the file */ processMetrics?: boolean } = {}): Promise<TestApp> {
   const env = { ...readEnv({ ...process.env, ...opts.vars }), loginRateLimit: opts.loginRateLimit ?? 1000, ...(opts.databaseUrl ? { databaseUrl: opts.databaseUrl } : {}) };
   const db = await openPool(env.databaseUrl!, 5);
   // production's cache time: the config route invalidates it on a change, as a replica's own update does
@@ -73,7 +73,7 @@ export async function startTestApp(opts: { temporal?: TemporalDeps; loginRateLim
       googleJwksUrl: opts.sso?.googleJwksUrl ?? 'http://127.0.0.1:9/unreachable',
       googleClientId: opts.sso?.googleClientId,
     },
-  }, opts.extraAreas);
+  }, opts.extraAreas, { processMetrics: opts.processMetrics ?? false });
   const server = app.listen(0);
   const validators = new Map<string, (body: unknown) => string | undefined>();
   // compiled once: a regular expression per route on every call was a visible share of the API suites' CPU
