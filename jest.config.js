@@ -26,8 +26,8 @@ module.exports = {
   maxWorkers: Number(process.env.TEST_WORKERS) || require('node:os').availableParallelism() + 1,
   // longest suites first (test/support/suiteTimings.json), so that no long suite starts last on an otherwise idle run
   testSequencer: '<rootDir>/test/support/sequencer.js',
-  // a worker whose heap has grown past this after a suite is replaced by a fresh one: the heap grows with every
-  // suite's modules, and one process used to outgrow V8's default 4 GB limit
+  // a worker whose heap has grown past this after a suite is replaced by a fresh one: a backstop, since a worker no
+  // longer keeps its finished suites (docs/TESTING.md); one process once outgrew V8's default 4 GB limit
   workerIdleMemoryLimit: '1536MB',
   projects: [
     { ...common, displayName: 'quick', rootDir: __dirname, roots: ['<rootDir>/test/domain'], testMatch: ['**/*.test.ts'] },
