@@ -53,8 +53,18 @@ describe('freeze', () => {
 
   test('a freeze copies every live table of the pipeline, stores counts and KPIs, and answers the §4.5 shape', async () => {
     await setPlanningDate(pipelineId, '2026-06-03');
+    // the delays of the timers cleared while the freeze is answered (clearing sets a timer's own to -1)
+    const clearedDelays: number[] = [];
+    const clear = global.clearTimeout;
+    const spy = jest.spyOn(global, 'clearTimeout').mockImplementation((timer) => {
+      clearedDelays.push((timer as { _idleTimeout?: number } | undefined)?._idleTimeout ?? NaN);
+      clear(timer);
+    });
     const res = await freeze({ comment: 'first plan' });
+    spy.mockRestore();
     expect(res.status).toBe(200);
+    // the request's wait for the job (FREEZE_WAIT_MS, 120 s) ended with the answer instead of staying pending
+    expect(clearedDelays).toContain(120_000);
     expect(res.body).toMatchObject({ archive_date: '2026-06-01', replaced_archive_date: null, comment: 'first plan', pinned: false, planning_date: '2026-06-03', planning_date_source: 'pipeline' });
     expect(Object.keys(res.body).sort()).toEqual(['archive_date', 'comment', 'job_id', 'kpis', 'pinned', 'planning_date', 'planning_date_source', 'replaced_archive_date', 'retention_deleted', 'snapshot_ts', 'table_counts', 'version']);
     const live = (await q(sql.unsafe`SELECT
