@@ -1,3 +1,4 @@
+import { orAfter } from '../lib/timeout';
 import { logger } from '../lib/logger';
 import type { TenantData } from '../db/masterData';
 import { PlanReads } from './planReads';
@@ -70,15 +71,7 @@ export class DataCache {
     let entry = this.entries.get(accountId);
     if (!entry || entry.state === 'failed') entry = this.start(accountId);
     if (entry.state === 'ready') return entry.data;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), waitMs);
-    });
-    try {
-      return await Promise.race([entry.promise.catch(() => undefined), timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return orAfter(entry.promise.catch(() => undefined), waitMs, undefined);
   }
 
   /** Drops the tenant's data and reads it again; resolves when the new data is in. */

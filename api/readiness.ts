@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { listAccounts } from '../db/accounts';
+import { orAfter } from '../lib/timeout';
 import type { AppDeps } from './context';
 
 const CHECK_TIMEOUT_MS = 2000;
@@ -9,12 +10,12 @@ export interface Lifecycle {
   stopping: boolean;
 }
 
-function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+const TIMED_OUT = Symbol('timed out');
+
+async function within<T>(ms: number, what: string, p: Promise<T>): Promise<T> {
+  const answer = await orAfter(p, ms, TIMED_OUT);
+  if (answer === TIMED_OUT) throw new Error(`${what} did not answer within ${ms} ms`);
+  return answer;
 }
 
 const problem = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 200);

@@ -10,6 +10,8 @@
  *   hooks there for stack traces, never removed (the SDK expects a worker thread that ends): each later promise of
  *   the process compiled and ran a `Function` to look for a workflow context (`getActivator`, about 7 %).
  *
+ * A third kept each earlier file in memory: roarr's listener on the worker's stdout (below).
+ *
  * This file runs before each test file's modules load. It disables the storages and stops the promise hooks that the
  * worker's earlier files created (their tests are over, their connections closed), and tracks the ones this file
  * will create. Production processes create a handful once, and replay only in tests.

@@ -9,6 +9,7 @@ import { conflict, HttpError, notFound } from '../../errors';
 import { controlFreezeSchedule, describeFreezeSchedule, ensureFreezeSchedule } from '../../jobs/freezeSchedules';
 import { newJobId, requireTemporal, startJob } from '../../jobs/service';
 import { isTemporalError } from '../../jobs/temporalErrors';
+import { orAfter } from '../../../lib/timeout';
 import { defineRoute, type RouteTable } from '../define';
 import { firstOf, readsTaking, takingPathParam, withLinks, withRequestQuery } from '../links';
 import { errors, mondayDate, nullable, obj, out } from '../schemas';
@@ -109,17 +110,12 @@ export function registerHistoryRoutes(table: RouteTable): void {
       await startJob(ctx.deps.db, temporal, user.accountId, { job_id: jobId, kind: 'freeze', step: 'freeze', pipeline_id: body.pipeline_id, created_by: user.email, params: { pin: body.pin } },
         'freezePipeline', [{ accountId: user.accountId, pipelineId: body.pipeline_id, comment: body.comment ?? null, pin: body.pin, createdBy: user.email, source: 'api', jobId }]);
       const result = temporal.client.workflow.getHandle(jobId).result() as Promise<FreezeWorkflowResult>;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<null>((r) => (timer = setTimeout(() => r(null), FREEZE_WAIT_MS).unref()));
       let r: FreezeWorkflowResult | null;
       try {
-        r = await Promise.race([result, timeout]);
+        r = await orAfter(result, FREEZE_WAIT_MS, null);
       } catch (err) {
         const cause = isTemporalError(err, 'WorkflowFailedError') ? ((err.cause?.cause as Error | undefined)?.message ?? err.cause?.message ?? err.message) : String(err);
         throw new HttpError(502, `freeze job ${jobId} failed: ${cause}`);
-      } finally {
-        // a freeze that answered in time must not leave its wait (and the request it holds) pending for minutes
-        clearTimeout(timer);
       }
       if (!r) {
         ctx.status = 202;
